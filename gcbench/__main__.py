@@ -1,0 +1,5 @@
+"""``python -m gcbench``."""
+
+from gcbench.cli import main
+
+main()

@@ -1,0 +1,42 @@
+"""The algorithm registry, populated by importing every module of ``cpu/`` and ``gpu/``.
+
+A new algorithm is a new module that calls :func:`register`; nothing else changes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from gcbench.algorithms.registry import (
+    AlgorithmSpec,
+    Coloring,
+    Param,
+    all_specs,
+    canonical_params,
+    get,
+    register,
+    unregister,
+)
+
+__all__ = [
+    "AlgorithmSpec",
+    "Coloring",
+    "Param",
+    "all_specs",
+    "canonical_params",
+    "get",
+    "register",
+    "unregister",
+]
+
+
+def _load_all() -> None:
+    for package in ("cpu", "gpu"):
+        pkg = importlib.import_module(f"{__name__}.{package}")
+        for info in pkgutil.iter_modules(pkg.__path__):
+            importlib.import_module(f"{pkg.__name__}.{info.name}")
+    importlib.import_module(f"{__name__}.peers")
+
+
+_load_all()

@@ -1,0 +1,1 @@
+"""CPU algorithms (numba/numpy); each module registers its specs on import."""

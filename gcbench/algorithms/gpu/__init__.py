@@ -1,0 +1,1 @@
+"""GPU algorithms: thin launchers over ``kernels/<family>.cu`` (CuPy imported lazily)."""

@@ -1,0 +1,190 @@
+"""The GPU runtime: CuPy import, kernel compilation, device-resident graphs, launch geometry.
+
+Everything that touches CuPy goes through here, so a missing or broken CuPy is one clear
+:class:`GpuUnavailableError` and nothing above this module imports CuPy at load time.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from gcbench.errors import GpuUnavailableError, RoundCapError
+from gcbench.graph import Graph, check_gpu_size
+from gcbench.resources import resource_dir
+from gcbench.validate import Validation, summarise
+
+
+@functools.cache
+def cupy() -> ModuleType:
+    """Import CuPy and check that a device is usable, or raise GpuUnavailableError."""
+    try:
+        import cupy as cp
+    except Exception as exc:  # ImportError, or a CUDA library that fails to load
+        raise GpuUnavailableError(
+            f"CuPy is not usable ({type(exc).__name__}: {exc}); install gcbench[cuda12] or "
+            "gcbench[cuda13] to match your driver, or run CPU algorithms with --device cpu"
+        ) from None
+    try:
+        count = cp.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        raise GpuUnavailableError(
+            f"no usable CUDA device ({exc}); run CPU algorithms with --device cpu"
+        ) from None
+    if count < 1:
+        raise GpuUnavailableError("no CUDA device found; run CPU algorithms with --device cpu")
+    return cp
+
+
+@dataclass(frozen=True)
+class DeviceFacts:
+    """What the CSV records about the GPU and the geometry kernels are sized from."""
+
+    name: str
+    compute_capability: str
+    multiprocessors: int
+    max_threads_per_sm: int
+    driver_version: str
+    cuda_runtime: str
+    cupy_version: str
+
+
+def _version(v: int) -> str:
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+@functools.cache
+def device_facts() -> DeviceFacts:
+    cp = cupy()
+    props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    name = props["name"]
+    return DeviceFacts(
+        name=name.decode() if isinstance(name, bytes) else str(name),
+        compute_capability=f"{props['major']}{props['minor']}",
+        multiprocessors=int(props["multiProcessorCount"]),
+        max_threads_per_sm=int(props["maxThreadsPerMultiProcessor"]),
+        driver_version=_version(cp.cuda.runtime.driverGetVersion()),
+        cuda_runtime=_version(cp.cuda.runtime.runtimeGetVersion()),
+        cupy_version=cp.__version__,
+    )
+
+
+@functools.cache
+def _module(family: str, defines: tuple[tuple[str, int], ...]) -> Any:
+    cp = cupy()
+    kdir = resource_dir("kernels")
+    source = (kdir / f"{family}.cu").read_text()
+    options = (
+        "-std=c++17",
+        f"-arch=sm_{device_facts().compute_capability}",
+        f"-I{kdir}",
+        *(f"-D{k}={v}" for k, v in defines),
+    )
+    module = cp.RawModule(code=source, options=options)
+    module.compile()
+    return module
+
+
+def kernel(family: str, name: str, **defines: int) -> Any:
+    """The ``extern "C"`` kernel ``name`` of ``kernels/<family>.cu``, compiled once per process
+    for each set of compile-time ``defines`` (passed as ``-DNAME=value``)."""
+    return _module(family, tuple(sorted(defines.items()))).get_function(name)
+
+
+@dataclass
+class DeviceGraph:
+    """A graph resident on the GPU as int32 CSR, plus per-graph extras built once.
+
+    ``extras`` holds structures an algorithm family builds once per graph (e.g. an edge
+    list); the runner times their construction together with the transfer.
+    """
+
+    host: Graph
+    indptr: Any
+    indices: Any
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return self.host.n
+
+    @property
+    def nnz(self) -> int:
+        return self.host.nnz
+
+    @property
+    def name(self) -> str:
+        return self.host.name
+
+    @property
+    def max_degree(self) -> int:
+        return self.host.max_degree
+
+    def extra(self, key: str, build: Callable[[DeviceGraph], Any]) -> Any:
+        """The extra called ``key``, built by ``build(self)`` the first time it is asked for."""
+        if key not in self.extras:
+            self.extras[key] = build(self)
+        return self.extras[key]
+
+
+def to_device(graph: Graph) -> DeviceGraph:
+    """Copy ``graph`` to the device as int32 CSR (refusing graphs that do not fit int32)."""
+    check_gpu_size(graph)
+    cp = cupy()
+    indptr = cp.asarray(graph.indptr.astype(np.int32))
+    indices = cp.asarray(graph.indices)
+    return DeviceGraph(graph, indptr, indices)
+
+
+def grid_for(items: int, block_size: int) -> int:
+    """Blocks for one thread per item (at least one)."""
+    return max(1, (items + block_size - 1) // block_size)
+
+
+def persistent_grid(block_size: int) -> int:
+    """Blocks that fill the device once: multiprocessors × max threads per SM / block size."""
+    facts = device_facts()
+    return max(1, facts.multiprocessors * facts.max_threads_per_sm // block_size)
+
+
+def scalar_counter() -> Any:
+    """A one-element int32 device counter (zeroed)."""
+    return cupy().zeros(1, dtype=np.int32)
+
+
+def run_rounds(
+    step: Callable[[int], int], *, cap: int, algorithm: str, colors: Any = None
+) -> tuple[int, list[float]]:
+    """Call ``step(round)`` until it reports nothing left; the shared bounded host loop.
+
+    ``step`` launches one round and returns what is still active afterwards (one counter
+    read per round). Returns (rounds, active-per-round). Reaching ``cap`` raises RoundCapError.
+    """
+    trace: list[float] = []
+    for rnd in range(cap):
+        left = int(step(rnd))
+        trace.append(float(left))
+        if left == 0:
+            return rnd + 1, trace
+    raise RoundCapError(f"{algorithm}: still {trace[-1]:.0f} active after {cap} rounds", colors)
+
+
+def validate_device(
+    dgraph: DeviceGraph, colors: Any, *, host_colors: np.ndarray, block_size: int = 256
+) -> Validation:
+    """Count conflicting edges with a kernel; uncolored and distinct colors from
+    ``host_colors``, the copy of ``colors`` the caller already brought back."""
+    cp = cupy()
+    counter = cp.zeros(1, dtype=np.int64)
+    if dgraph.n:
+        kernel("validate", "count_conflicts")(
+            (grid_for(dgraph.n, block_size),),
+            (block_size,),
+            (np.int32(dgraph.n), dgraph.indptr, dgraph.indices, colors, counter),
+        )
+    return summarise(int(counter.get()[0]), host_colors)

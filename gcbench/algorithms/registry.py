@@ -1,0 +1,152 @@
+"""The algorithm registry: every algorithm is one :class:`AlgorithmSpec` (DESIGN §3).
+
+Algorithm modules call :func:`register` at import time; ``gcbench.algorithms`` imports them
+all. GPU modules must not import CuPy at module level, so the registry loads without a GPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from gcbench.errors import SpecError
+
+Backend = Literal["gpu", "cpu"]
+
+
+@dataclass
+class Coloring:
+    """An algorithm's output: ``colors`` (int32, -1 = uncolored), its round count, a trace.
+
+    ``colors`` is a host numpy array for CPU algorithms and a device (CuPy) array for GPU ones.
+    ``trace`` maps a series name (e.g. "active") to one value per round.
+    """
+
+    colors: Any
+    iterations: int | None
+    trace: dict[str, list[float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A declared algorithm parameter: its type, default and (optionally) allowed values."""
+
+    name: str
+    default: Any
+    kind: type = str
+    choices: tuple[Any, ...] | None = None
+    low: float | None = None
+    high: float | None = None
+    help: str = ""
+
+    def parse(self, value: Any, algorithm: str) -> Any:
+        """Convert ``value`` (possibly a CLI string) to this parameter's type and check it."""
+        try:
+            if self.kind is bool and isinstance(value, str):
+                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError(value)
+                out: Any = value.lower() in ("true", "1", "yes")
+            else:
+                out = self.kind(value)
+        except (TypeError, ValueError):
+            raise SpecError(
+                f"{algorithm}: parameter {self.name}={value!r} is not a {self.kind.__name__}"
+            ) from None
+        if self.choices is not None and out not in self.choices:
+            allowed = "|".join(str(c) for c in self.choices)
+            raise SpecError(f"{algorithm}: {self.name}={value} is not one of {allowed}")
+        if (self.low is not None and out < self.low) or (self.high is not None and out > self.high):
+            raise SpecError(
+                f"{algorithm}: {self.name}={value} is outside [{self.low}, {self.high}]"
+            )
+        return out
+
+
+RunFn = Callable[..., Coloring]
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One registry entry.
+
+    ``run(graph, *, block_size, **params)`` receives a host :class:`~gcbench.graph.Graph` for
+    CPU algorithms and a :class:`~gcbench.algorithms.gpu.runtime.DeviceGraph` for GPU ones;
+    ``block_size`` is passed only when ``block_size_matters`` or the backend is GPU.
+    """
+
+    name: str
+    backend: Backend
+    family: str
+    run: RunFn
+    params: tuple[Param, ...] = ()
+    deterministic: bool = True
+    block_size_matters: bool = False
+    default_block_size: int | None = None
+    peer: bool = False
+    iterations_meaning: str = "rounds"
+    description: str = ""
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.params) or "none"
+        raise SpecError(f"{self.name}: unknown parameter {name!r} (known: {known})")
+
+    def resolve_params(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults overlaid with ``given`` (parsed and checked); unknown names are errors."""
+        out = {p.name: p.default for p in self.params}
+        for key, value in given.items():
+            out[key] = self.param(key).parse(value, self.name)
+        return out
+
+
+_REGISTRY: dict[str, AlgorithmSpec] = {}
+
+
+def register(spec: AlgorithmSpec) -> AlgorithmSpec:
+    """Add ``spec`` to the registry (replacing one of the same name, e.g. in tests)."""
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def unregister(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+def get(name: str) -> AlgorithmSpec:
+    """The spec called ``name``, or a SpecError listing the known ones."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise SpecError(f"unknown algorithm {name!r}; known: {known}") from None
+
+
+def all_specs(backend: Backend | None = None) -> list[AlgorithmSpec]:
+    """Every registered spec (optionally of one backend), sorted by name."""
+    return [s for _, s in sorted(_REGISTRY.items()) if backend in (None, s.backend)]
+
+
+def canonical_params(params: Mapping[str, Any]) -> str:
+    """``k=v;k=v`` sorted by key: the CSV ``params`` column (DESIGN §5)."""
+    return ";".join(f"{k}={params[k]}" for k in sorted(params))
+
+
+def parse_param_string(text: str) -> dict[str, str]:
+    """Inverse of :func:`canonical_params` (values stay strings)."""
+    out: dict[str, str] = {}
+    for part in filter(None, text.split(";")):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise SpecError(f"malformed parameter {part!r}: expected k=v")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def empty_coloring(n: int) -> np.ndarray:
+    """An all-uncolored int32 array of length n."""
+    return np.full(n, -1, dtype=np.int32)

@@ -1,0 +1,1 @@
+"""Benchmark suites, the runner and the result rows."""
