@@ -75,6 +75,8 @@ class AlgorithmSpec:
     ``run(graph, *, block_size, **params)`` receives a host :class:`~gcbench.graph.Graph` for
     CPU algorithms and a :class:`~gcbench.algorithms.gpu.runtime.DeviceGraph` for GPU ones;
     ``block_size`` is passed only when ``block_size_matters`` or the backend is GPU.
+    ``setup(graph_or_device_graph)``, when given, builds per-graph structures once (e.g. an
+    edge list in ``DeviceGraph.extras``); it is timed with the transfer, not the algorithm.
     """
 
     name: str
@@ -88,6 +90,7 @@ class AlgorithmSpec:
     peer: bool = False
     iterations_meaning: str = "rounds"
     description: str = ""
+    setup: Callable[[Any], None] | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:
