@@ -12,6 +12,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from gcbench._normalise import normalise
 from gcbench.errors import GraphTooLargeError, InputError
 
 INT32_LIMIT = 2**31 - 1
@@ -103,19 +104,8 @@ def from_edges(
     self_loops = int(np.count_nonzero(loops))
     rows, cols = rows[~loops], cols[~loops]
     entries = rows.size
-
-    # scipy's compressed formats deduplicate and transpose in O(nnz) C++ passes, far faster
-    # than a global sort of the keys; boolean data makes "sum" a logical or.
-    ones = np.ones(entries, dtype=np.bool_)
-    a = sp.csr_matrix((ones, (rows, cols)), shape=(n, n))
-    del rows, cols, ones
-    a.sum_duplicates()
-    unique_directed = a.nnz
-    s = (a + a.T).tocsr()
-    del a
-    s.sum_duplicates()
-    s.sort_indices()
-    missing = s.nnz - unique_directed
+    indptr, indices, unique_directed, nnz = normalise(n, rows, cols)
+    missing = nnz - unique_directed
     directed = missing > 0 if directed_input is None else directed_input
     normalisation = Normalisation(
         self_loops=self_loops,
@@ -123,13 +113,7 @@ def from_edges(
         directed=bool(directed),
         asymmetric_added=int(missing),
     )
-    return Graph(
-        name,
-        s.indptr.astype(np.int64),
-        s.indices.astype(np.int32, copy=False),
-        source,
-        normalisation,
-    )
+    return Graph(name, indptr, indices, source, normalisation)
 
 
 def from_csr(

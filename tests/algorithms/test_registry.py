@@ -1,0 +1,64 @@
+"""Registry entries: parameter parsing, canonical params, unknown names."""
+
+from __future__ import annotations
+
+import pytest
+
+from gcbench.algorithms.registry import (
+    AlgorithmSpec,
+    Coloring,
+    Param,
+    canonical_params,
+    get,
+    parse_param_string,
+    register,
+    unregister,
+)
+from gcbench.errors import SpecError
+
+
+def _spec() -> AlgorithmSpec:
+    return AlgorithmSpec(
+        name="test-registry-algo",
+        backend="cpu",
+        family="test",
+        run=lambda graph, **kw: Coloring([], None),
+        params=(
+            Param("order", "ff", str, choices=("ff", "ldf")),
+            Param("seed", 0, int, low=0),
+            Param("flag", False, bool),
+        ),
+    )
+
+
+def test_resolve_params_parses_and_checks():
+    spec = _spec()
+    resolved = spec.resolve_params({"seed": "7", "flag": "true"})
+    assert resolved["seed"] == 7 and resolved["flag"] is True and resolved["order"] == "ff"
+    with pytest.raises(SpecError, match="unknown parameter 'sed'.*order, seed, flag"):
+        spec.resolve_params({"sed": 1})
+    with pytest.raises(SpecError, match="order=xx is not one of ff|ldf"):
+        spec.resolve_params({"order": "xx"})
+    with pytest.raises(SpecError, match="seed='x' is not a int"):
+        spec.resolve_params({"seed": "x"})
+    with pytest.raises(SpecError, match="outside"):
+        spec.resolve_params({"seed": -1})
+
+
+def test_register_and_get():
+    spec = register(_spec())
+    try:
+        assert get(spec.name) is spec
+    finally:
+        unregister(spec.name)
+    with pytest.raises(SpecError, match="unknown algorithm 'test-registry-algo'"):
+        get(spec.name)
+
+
+def test_canonical_params_round_trip():
+    text = canonical_params({"b": 2, "a": "x"})
+    assert text == "a=x;b=2"
+    assert parse_param_string(text) == {"a": "x", "b": "2"}
+    assert canonical_params({}) == ""
+    with pytest.raises(SpecError):
+        parse_param_string("novalue")

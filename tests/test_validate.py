@@ -1,0 +1,42 @@
+"""The numpy validator against a direct edge-by-edge count."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gcbench.errors import InputError
+from gcbench.graph import from_edges
+from gcbench.validate import validate
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 30).flatmap(lambda n: st.tuples(
+    st.just(n),
+    st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=80),
+    st.lists(st.integers(-1, 4), min_size=n, max_size=n),
+)))  # fmt: skip
+def test_counts_match_edge_by_edge(case):
+    n, pairs, colors = case
+    g = from_edges(n, [p[0] for p in pairs], [p[1] for p in pairs])
+    u, v = g.edges()
+    c = np.array(colors)
+    expected = sum(1 for a, b in zip(u, v, strict=True) if c[a] == c[b] and c[a] >= 0)
+    result = validate(g, c)
+    assert result.conflicts == expected
+    assert result.uncolored == int(np.sum(c < 0))
+    assert result.colors == len({x for x in colors if x >= 0})
+    assert result.max_color == max([x for x in colors if x >= 0], default=-1)
+    assert result.valid == (expected == 0 and result.uncolored == 0)
+
+
+def test_empty_graph_has_zero_colors():
+    result = validate(from_edges(0, [], []), np.zeros(0, dtype=np.int32))
+    assert (result.colors, result.conflicts, result.uncolored, result.valid) == (0, 0, 0, True)
+
+
+def test_wrong_length_is_an_error():
+    with pytest.raises(InputError, match="3 colors given for 2 vertices"):
+        validate(from_edges(2, [0], [1]), np.zeros(3, dtype=np.int32))
