@@ -5,6 +5,7 @@ Errors are one line (``error: ...``) with a non-zero exit code; ``--debug`` show
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -100,6 +101,95 @@ def color(spec: str, algorithm: str, params: tuple[str, ...], block_size: int | 
         sys.exit(1)
 
 
+@main.command(name="run")
+@click.option("--suite", default=None, help="Suite file or name in configs/ (default: quick).")
+@click.option("--graph", "graphs", multiple=True, help="Graph spec; replaces the suite's graphs.")
+@click.option(
+    "--algo",
+    "algorithms",
+    multiple=True,
+    help="Algorithm, or 'all' for every one of the device; replaces the suite's.",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    help="k=v1,v2: an axis for every algorithm that has k (repeatable).",
+)
+@click.option(
+    "--block-size",
+    "block_sizes",
+    default=None,
+    help="32,64,... or 'sweep' (1..1024 where block size matters).",
+)
+@click.option("--reps", type=int, default=None, help="Recorded repetitions per case.")
+@click.option("--warmup", type=int, default=None, help="Unrecorded runs before them.")
+@click.option("--timeout", type=float, default=None, help="Wall-clock seconds per run.")
+@click.option(
+    "--device",
+    type=click.Choice(["gpu", "cpu", "auto"]),
+    default="auto",
+    show_default=True,
+    help="auto: the GPU if one is usable, else the CPU.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Results CSV (default results/<UTC time>-<suite>.csv).",
+)
+@click.option(
+    "--resume",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Append to FILE, skipping the repetitions it already records.",
+)
+@click.option("--trace", is_flag=True, help="Also write per-round traces to <out>.trace.csv.")
+@click.option("--offline", is_flag=True, help="No downloads: use stand-ins where suites name them.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...],
+         params: tuple[str, ...], block_sizes: str | None, reps: int | None,
+         warmup: int | None, timeout: float | None, device: str, out: Path | None,
+         resume: Path | None, trace: bool, offline: bool, quiet: bool) -> None:  # fmt: skip
+    """Benchmark a suite: every case validated, one CSV row per repetition.
+
+    Exits 1 if any row is invalid, error or timeout; 130 if interrupted (rerun the same
+    command with --resume FILE to finish).
+    """
+    from gcbench.bench import runner
+    from gcbench.bench.results import STATUSES
+
+    choice = runner.choose_device(device)
+    click.echo(choice.message)
+    summary = runner.run(
+        suite, graphs, algorithms, parse_param_options(params), block_sizes, reps, warmup,
+        timeout, device, out, resume, trace, offline, progress=not quiet, choice=choice,
+    )  # fmt: skip
+    if not summary.notes_shown:
+        for note in summary.notes:
+            click.echo(f"note: {note}")
+    counts = ", ".join(f"{summary.counts[s]} {s}" for s in STATUSES if summary.counts[s])
+    click.echo(f"{summary.written} rows written to {summary.path} (file: {counts or 'no rows'})")
+    if summary.trace_path is not None:
+        click.echo(f"traces in {summary.trace_path}")
+    if summary.interrupted:
+        click.echo(f"interrupted; to finish, run: {_resume_command(summary.path)}", err=True)
+    sys.exit(summary.exit_code)
+
+
+def _resume_command(path: Path) -> str:
+    """This command line with --out/--resume replaced by ``--resume path``."""
+    args, skip = [], False
+    for arg in sys.argv[1:]:
+        if skip or arg.startswith(("--out=", "--resume=")):
+            skip = False
+        elif arg in ("--out", "--resume"):
+            skip = True
+        else:
+            args.append(arg)
+    return shlex.join(["gcbench", *args, "--resume", str(path)])
+
+
 @main.group(name="list")
 def list_() -> None:
     """List algorithms, suites or cached graphs."""
@@ -119,3 +209,12 @@ def list_algorithms() -> None:
         click.echo(f"{spec.name:16} {tags:9} {params}")
         if spec.description:
             click.echo(f"{'':16} {spec.description} ({spec.family})")
+
+
+@list_.command(name="suites")
+def list_suites() -> None:
+    """Every suite in configs/ with its description."""
+    from gcbench.bench.suite import list_suites as suites
+
+    for name, description in suites():
+        click.echo(f"{name:16} {description}")

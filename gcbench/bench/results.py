@@ -1,6 +1,26 @@
-"""The result row schema (DESIGN §5): the only module that knows the CSV columns."""
+"""The result row schema (DESIGN §5): the only module that knows the CSV columns.
+
+It captures the environment columns (host side here, GPU side in the worker through
+:func:`device_columns`), formats rows, and appends them to the CSV one flushed line at a
+time, so an interrupted run always leaves a file that parses and can be resumed.
+"""
 
 from __future__ import annotations
+
+import csv
+import io
+import os
+import socket
+import subprocess
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gcbench.errors import InputError
 
 SCHEMA_VERSION = 1
 
@@ -15,7 +35,186 @@ COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 
 STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "oom", "unsupported")
+FAILING: frozenset[str] = frozenset({"invalid", "error", "timeout"})
 
 TRACE_COLUMNS: tuple[str, ...] = (
-    "run_id", "graph", "algorithm", "params", "block_size", "rep", "round", "active",
+    "run_id", "graph", "algorithm", "params", "block_size", "rep", "round", "series", "active",
 )  # fmt: skip
+
+KEY_COLUMNS: tuple[str, ...] = ("graph", "algorithm", "params", "block_size", "rep")
+DEVICE_COLUMNS: tuple[str, ...] = ("device_name", "driver_version", "cuda_runtime", "cupy_version")
+
+Key = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The columns that are the same for every row of one run."""
+
+    run_id: str
+    gcbench_version: str
+    git_commit: str
+    host: str
+
+    def columns(self) -> dict[str, str]:
+        return {
+            "run_id": self.run_id,
+            "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "gcbench_version": self.gcbench_version,
+            "git_commit": self.git_commit,
+            "host": self.host,
+        }
+
+
+def capture_environment() -> Environment:
+    """A fresh run id plus version, source commit and host name (host side only)."""
+    from gcbench import __version__
+
+    return Environment(uuid.uuid4().hex, __version__, git_commit(), socket.gethostname())
+
+
+def git_commit() -> str:
+    """``git rev-parse HEAD`` of the source tree gcbench runs from, "" if not a checkout."""
+    root = Path(__file__).resolve().parents[2]
+    if not (root / ".git").exists():
+        return ""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=True,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip()
+
+
+def device_columns(backend: str) -> dict[str, str]:
+    """``device`` and the GPU's facts (empty for CPU rows); called in the worker, where
+    CUDA may be initialised."""
+    out = {"device": backend, **dict.fromkeys(DEVICE_COLUMNS, "")}
+    if backend == "gpu":
+        from gcbench.algorithms.gpu import runtime
+
+        facts = runtime.device_facts()
+        out.update(
+            device_name=facts.name,
+            driver_version=facts.driver_version,
+            cuda_runtime=facts.cuda_runtime,
+            cupy_version=facts.cupy_version,
+        )
+    return out
+
+
+def format_value(value: Any) -> str:
+    """CSV text of one value: "" for None, the shortest round-tripping text for floats."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def row_key(row: Mapping[str, Any]) -> Key:
+    """(graph, algorithm, params, block_size, rep) as CSV text: what --resume skips."""
+    return tuple(format_value(row.get(c)) for c in KEY_COLUMNS)
+
+
+class _Appender:
+    """A CSV file opened for appending whole, flushed lines under a fixed header."""
+
+    def __init__(self, path: Path, columns: tuple[str, ...]) -> None:
+        self.path = path
+        self.columns = columns
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = not path.exists() or path.stat().st_size == 0
+        self._file = open(path, "a", newline="", encoding="utf-8")  # noqa: SIM115
+        if fresh:
+            self._write(columns)
+
+    def _write(self, values: Iterable[str]) -> None:
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerow(values)
+        self._file.write(buffer.getvalue())  # one write call per line
+        self._file.flush()
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        self._write(format_value(row.get(c)) for c in self.columns)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class ResultsFile(_Appender):
+    """The results CSV of a run. With ``resume``, an existing file is checked, a partial last
+    line (from a killed run) is cut off, and its rows' keys and statuses are read."""
+
+    def __init__(self, path: Path, *, resume: bool = False) -> None:
+        self.recorded: set[Key] = set()
+        self.previous: Counter[str] = Counter()
+        if resume:
+            self._read_existing(path)
+        elif path.exists() and path.stat().st_size:
+            raise InputError(f"{path} already exists; pass --resume {path} or another --out")
+        super().__init__(path, COLUMNS)
+
+    def _read_existing(self, path: Path) -> None:
+        if not path.is_file():
+            raise InputError(f"--resume {path}: no such file; start a new run with --out {path}")
+        repair_last_line(path)
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            if reader.fieldnames is not None and tuple(reader.fieldnames) != COLUMNS:
+                raise InputError(
+                    f"--resume {path}: its columns are not gcbench's result schema "
+                    f"v{SCHEMA_VERSION}; resume only files written by gcbench run"
+                )
+            for row in reader:
+                self.recorded.add(row_key(row))
+                self.previous[row["status"]] += 1
+
+
+class TraceFile(_Appender):
+    """The sibling ``<stem>.trace.csv``: one row per round and trace series."""
+
+    def __init__(self, results_path: Path, *, resume: bool = False) -> None:
+        path = trace_path(results_path)
+        if resume and path.is_file():
+            repair_last_line(path)
+        super().__init__(path, TRACE_COLUMNS)
+
+
+def trace_path(results_path: Path) -> Path:
+    """``results/x.csv`` → ``results/x.trace.csv``."""
+    return results_path.with_name(f"{results_path.stem}.trace.csv")
+
+
+def trace_rows(
+    key: Mapping[str, Any], trace: Mapping[str, Iterable[float]]
+) -> Iterable[dict[str, Any]]:
+    """One row per (series, round) of a Coloring.trace; ``key`` holds the identifying columns."""
+    for series, values in trace.items():
+        for rnd, value in enumerate(values):
+            yield {**key, "round": rnd, "series": series, "active": float(value)}
+
+
+def repair_last_line(path: Path) -> None:
+    """Truncate a file after its last newline (drops a line cut short by a killed writer)."""
+    with open(path, "rb+") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        if size == 0:
+            return
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return
+        step = 1 << 16
+        pos = size
+        while pos > 0:
+            start = max(0, pos - step)
+            handle.seek(start)
+            cut = handle.read(pos - start).rfind(b"\n")
+            if cut >= 0:
+                handle.truncate(start + cut + 1)
+                return
+            pos = start
+        handle.truncate(0)

@@ -1,0 +1,365 @@
+"""Benchmark suites: a TOML file (DESIGN §4) and its expansion into cases.
+
+A case is (graph, algorithm, resolved params, block size); expansion multiplies graphs ×
+algorithms × each algorithm's parameter grid × block sizes and checks every name and value
+against the registry, so a typo is a SpecError before anything runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from gcbench import algorithms
+from gcbench.algorithms.registry import AlgorithmSpec, canonical_params
+from gcbench.errors import SpecError
+from gcbench.resources import resource_dir
+from gcbench.sources import canonical_spec
+
+WILDCARD = "*"
+SWEEP: tuple[int, ...] = tuple(2**i for i in range(11))  # 1, 2, 4, ..., 1024
+MAX_BLOCK_SIZE = 1024
+
+_SUITE_KEYS = {
+    "name", "description", "reps", "warmup", "timeout_s", "block_sizes", "graphs", "algorithms",
+}  # fmt: skip
+_ALGORITHM_KEYS = {"name", "params", "block_sizes", "backend", "exclude"}
+_GRAPH_KEYS = {"spec", "standin"}
+
+BlockSizes = tuple[int, ...] | str  # a tuple of sizes, or "sweep"
+
+
+@dataclass(frozen=True)
+class GraphEntry:
+    """A graph of a suite: its spec and, optionally, a generated stand-in used when the
+    spec cannot be fetched (offline, unreachable)."""
+
+    spec: str
+    standin: str | None = None
+
+
+@dataclass(frozen=True)
+class AlgorithmEntry:
+    """One ``[[algorithms]]`` table. ``name = "*"`` means every registered algorithm of
+    ``backend`` (default: the run's device) with default parameters, minus ``exclude``."""
+
+    name: str
+    params: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    block_sizes: BlockSizes | None = None
+    backend: str | None = None
+    exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A parsed suite; ``path`` is where it was read from (None when built in code)."""
+
+    name: str
+    description: str = ""
+    reps: int = 3
+    warmup: int = 1
+    timeout_s: float = 60.0
+    block_sizes: BlockSizes = (256,)
+    graphs: tuple[GraphEntry, ...] = ()
+    algorithms: tuple[AlgorithmEntry, ...] = ()
+    path: Path | None = None
+
+    def with_overrides(self, **changes: Any) -> Suite:
+        """A copy with the given fields replaced (``None`` values are ignored); reps, warmup
+        and timeout_s are checked as in a suite file."""
+        given = {k: v for k, v in changes.items() if v is not None}
+        checks = {
+            "reps": lambda v: _int(v, "reps", low=1),
+            "warmup": lambda v: _int(v, "warmup", low=0),
+            "timeout_s": lambda v: _positive(v, "timeout"),
+        }
+        return replace(self, **{k: checks.get(k, lambda v: v)(v) for k, v in given.items()})
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmarked configuration; every repetition of it is one CSV row."""
+
+    graph: str
+    standin: str | None
+    algorithm: str
+    backend: str
+    params: Mapping[str, Any]
+    block_size: int | None
+
+    @property
+    def params_text(self) -> str:
+        return canonical_params(self.params)
+
+    @property
+    def block_text(self) -> str:
+        return "" if self.block_size is None else str(self.block_size)
+
+    def key(self, rep: int, graph: str | None = None) -> tuple[str, str, str, str, str]:
+        """The resume key of repetition ``rep`` (``graph`` defaults to the case's spec)."""
+        return (graph or self.graph, self.algorithm, self.params_text, self.block_text, str(rep))
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def suite_path(ref: str | Path) -> Path:
+    """A suite reference as a file: an existing path, else ``configs/<NAME>.toml``."""
+    path = Path(ref)
+    if path.is_file():
+        return path
+    named = resource_dir("configs") / f"{ref}.toml"
+    if named.is_file():
+        return named
+    known = ", ".join(name for name, _ in list_suites()) or "none"
+    raise SpecError(f"no suite {str(ref)!r}: not a file and not a known suite ({known})")
+
+
+def load_suite(ref: str | Path) -> Suite:
+    """Read and check a suite given as a path or a name in ``configs/``."""
+    path = suite_path(ref)
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SpecError(f"suite {path}: cannot read it as TOML ({exc})") from None
+    return parse_suite(data, default_name=path.stem, path=path)
+
+
+def list_suites() -> list[tuple[str, str]]:
+    """(name, description) of every ``configs/*.toml``; unreadable ones say why."""
+    out = []
+    for path in sorted(resource_dir("configs").glob("*.toml")):
+        try:
+            out.append((path.stem, load_suite(path).description))
+        except SpecError as exc:
+            out.append((path.stem, f"(unreadable: {exc})"))
+    return out
+
+
+def parse_suite(data: Mapping[str, Any], *, default_name: str, path: Path | None = None) -> Suite:
+    """Build a Suite from parsed TOML, checking keys and types (not algorithm names)."""
+    where = f"suite {path or default_name}"
+    _check_keys(data, _SUITE_KEYS, where)
+    return Suite(
+        name=str(data.get("name", default_name)),
+        description=str(data.get("description", "")),
+        reps=_int(data.get("reps", Suite.reps), f"{where}: reps", low=1),
+        warmup=_int(data.get("warmup", Suite.warmup), f"{where}: warmup", low=0),
+        timeout_s=_positive(data.get("timeout_s", Suite.timeout_s), f"{where}: timeout_s"),
+        block_sizes=parse_block_sizes(data.get("block_sizes", Suite.block_sizes), where),
+        graphs=tuple(_graph_entry(g, where) for g in _list(data.get("graphs", []), where)),
+        algorithms=tuple(
+            _algorithm_entry(a, where) for a in _list(data.get("algorithms", []), where)
+        ),
+        path=path,
+    )
+
+
+def parse_block_sizes(value: Any, where: str = "--block-size") -> BlockSizes:
+    """``"sweep"``, ``"32,64"``, a list of ints or one int → sizes (or "sweep")."""
+    if isinstance(value, str):
+        if value.strip() == "sweep":
+            return "sweep"
+        value = [v for v in value.split(",") if v.strip()]
+    items = value if isinstance(value, list | tuple) else [value]
+    sizes = tuple(_int(v, f"{where}: block size", low=1, high=MAX_BLOCK_SIZE) for v in items)
+    if not sizes:
+        raise SpecError(f"{where}: no block sizes given; list some (e.g. 128,256) or 'sweep'")
+    return tuple(dict.fromkeys(sizes))
+
+
+def parse_axes(params: Mapping[str, Any], where: str) -> dict[str, tuple[Any, ...]]:
+    """Parameter axes: a list is an axis, a scalar a one-value axis; ``"a,b"`` strings from the
+    command line are split on commas."""
+    if not isinstance(params, Mapping):
+        raise SpecError(f"{where}: params must be a table of name = value or [values]")
+    axes = {}
+    for key, value in params.items():
+        values = value if isinstance(value, list | tuple) else [value]
+        if not values:
+            raise SpecError(f"{where}: parameter {key} has an empty list of values")
+        axes[str(key)] = tuple(values)
+    return axes
+
+
+def _graph_entry(value: Any, where: str) -> GraphEntry:
+    if isinstance(value, str):
+        return GraphEntry(value)
+    if isinstance(value, Mapping) and isinstance(value.get("spec"), str):
+        _check_keys(value, _GRAPH_KEYS, f"{where}: graph {value['spec']}")
+        standin = value.get("standin")
+        if standin is not None and not isinstance(standin, str):
+            raise SpecError(f"{where}: graph {value['spec']}: standin must be a spec string")
+        return GraphEntry(value["spec"], standin)
+    raise SpecError(f"{where}: graph entry {value!r} is neither a spec nor {{spec = ...}}")
+
+
+def _algorithm_entry(value: Any, where: str) -> AlgorithmEntry:
+    if not isinstance(value, Mapping) or not isinstance(value.get("name"), str):
+        raise SpecError(f'{where}: every [[algorithms]] table needs name = "..."')
+    name = value["name"]
+    here = f"{where}: algorithm {name}"
+    _check_keys(value, _ALGORITHM_KEYS, here)
+    backend = value.get("backend")
+    if name != WILDCARD and ("backend" in value or "exclude" in value):
+        raise SpecError(f'{here}: backend and exclude only apply to name = "*"')
+    if backend not in (None, "gpu", "cpu"):
+        raise SpecError(f'{here}: backend must be "gpu" or "cpu", not {backend!r}')
+    if name == WILDCARD and "params" in value:
+        raise SpecError(f'{here}: name = "*" runs default parameters; list algorithms by name')
+    block = value.get("block_sizes")
+    return AlgorithmEntry(
+        name=name,
+        params=parse_axes(value.get("params", {}), here),
+        block_sizes=None if block is None else parse_block_sizes(block, here),
+        backend=backend,
+        exclude=tuple(str(x) for x in _list(value.get("exclude", []), here)),
+    )
+
+
+def _check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise SpecError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}"
+        )
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise SpecError(f"{where}: expected a list, got {value!r}")
+    return value
+
+
+def _int(value: Any, what: str, *, low: int, high: int | None = None) -> int:
+    try:
+        out = int(value)
+        if isinstance(value, bool) or out != float(value):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise SpecError(f"{what}: {value!r} is not an integer") from None
+    if out < low or (high is not None and out > high):
+        bound = f"≥ {low}" if high is None else f"in [{low}, {high}]"
+        raise SpecError(f"{what}: {out} must be {bound}")
+    return out
+
+
+def _positive(value: Any, what: str) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise SpecError(f"{what}: {value!r} is not a number") from None
+    if not out > 0:
+        raise SpecError(f"{what}: {value} must be > 0")
+    return out
+
+
+# ---------------------------------------------------------------- expansion
+
+
+def expand(
+    suite: Suite,
+    *,
+    backend: str,
+    block_sizes: BlockSizes | None = None,
+    param_axes: Mapping[str, Sequence[Any]] | None = None,
+) -> list[Case]:
+    """Every case of ``suite``, graphs outermost, duplicates dropped.
+
+    ``backend`` is what ``name = "*"`` entries mean and which GPU algorithms can run ("cpu"
+    leaves them out). ``block_sizes`` replaces the suite's sizes ("sweep": 1..1024 for
+    algorithms whose block size matters). ``param_axes`` (from ``--param``) replace or add
+    axes for every algorithm that declares that parameter.
+    """
+    if not suite.graphs:
+        raise SpecError(f"suite {suite.name}: no graphs; add graphs = [...] or pass --graph")
+    if not suite.algorithms:
+        raise SpecError(f"suite {suite.name}: no algorithms; add [[algorithms]] or pass --algo")
+    extra = parse_axes(dict(param_axes or {}), "--param")
+    configs = [
+        config
+        for entry in suite.algorithms
+        for spec in _entry_specs(entry, backend)
+        for config in _configs(spec, entry, suite, extra, block_sizes)
+    ]
+    unused = sorted(k for k in extra if not any(k in _declared(s) for s, _, _ in configs))
+    if unused:
+        raise SpecError(f"--param {', '.join(unused)}: no selected algorithm has that parameter")
+    if not configs:
+        raise SpecError(
+            f"suite {suite.name}: no algorithm can run on the {backend.upper()} "
+            "(GPU algorithms need --device gpu and a usable GPU)"
+        )
+    cases: dict[tuple[Any, ...], Case] = {}
+    for entry in suite.graphs:
+        graph = canonical_spec(entry.spec)
+        standin = None if entry.standin is None else canonical_spec(entry.standin)
+        for spec, params, block in configs:
+            case = Case(graph, standin, spec.name, spec.backend, params, block)
+            cases.setdefault((graph, spec.name, case.params_text, block), case)
+    return list(cases.values())
+
+
+def skipped_gpu_algorithms(suite: Suite) -> list[str]:
+    """Algorithms named in ``suite`` that need a GPU (left out of a CPU run)."""
+    return [
+        a.name
+        for a in suite.algorithms
+        if a.name != WILDCARD and algorithms.get(a.name).backend == "gpu"
+    ]
+
+
+def block_size_applies(spec: AlgorithmSpec) -> bool:
+    """Whether a case of ``spec`` has a block size: CPU algorithms only when it matters; GPU
+    ones unless they take none at all (no default and not a parameter, e.g. a vendor call)."""
+    if spec.block_size_matters:
+        return True
+    return spec.backend == "gpu" and spec.default_block_size is not None
+
+
+def _entry_specs(entry: AlgorithmEntry, backend: str) -> list[AlgorithmSpec]:
+    if entry.name != WILDCARD:
+        spec = algorithms.get(entry.name)
+        return [] if spec.backend == "gpu" and backend == "cpu" else [spec]
+    for name in entry.exclude:
+        algorithms.get(name)  # a typo in exclude is an error too
+    wanted = entry.backend or backend
+    if wanted == "gpu" and backend == "cpu":
+        return []
+    return [s for s in algorithms.all_specs(wanted) if s.name not in entry.exclude]
+
+
+def _declared(spec: AlgorithmSpec) -> set[str]:
+    return {p.name for p in spec.params}
+
+
+def _configs(
+    spec: AlgorithmSpec,
+    entry: AlgorithmEntry,
+    suite: Suite,
+    extra: Mapping[str, tuple[Any, ...]],
+    block_sizes: BlockSizes | None,
+) -> Iterable[tuple[AlgorithmSpec, dict[str, Any], int | None]]:
+    axes = dict(entry.params)
+    axes.update({k: v for k, v in extra.items() if k in _declared(spec)})
+    grid = [dict(zip(axes, values, strict=True)) for values in itertools.product(*axes.values())]
+    resolved = [spec.resolve_params(given) for given in grid]
+    blocks = _block_sizes(spec, entry, suite, block_sizes)
+    return ((spec, params, block) for params in resolved for block in blocks)
+
+
+def _block_sizes(
+    spec: AlgorithmSpec, entry: AlgorithmEntry, suite: Suite, override: BlockSizes | None
+) -> tuple[int | None, ...]:
+    if not block_size_applies(spec):
+        return (None,)
+    chosen = entry.block_sizes or suite.block_sizes
+    if override is not None and (override != "sweep" or spec.block_size_matters):
+        chosen = override
+    if chosen == "sweep":
+        return SWEEP if spec.block_size_matters else (spec.default_block_size or 256,)
+    return tuple(chosen)

@@ -1,0 +1,210 @@
+"""The worker process: loads one graph, then runs the cases the parent sends it.
+
+This is the only place the runner touches CUDA (DESIGN §4 isolation): the parent spawns it,
+talks to it over a pipe, and kills it on a timeout. Messages to the parent:
+``("loaded", GraphInfo)``, ``("load_failed", status, message)``, ``("tick",)`` after each
+warm-up run, ``("row", fields, trace)`` per repetition, ``("done", restart)`` per case.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import signal
+import sys
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from gcbench.errors import FetchError, GraphTooLargeError, RoundCapError, UnsupportedError
+
+MAX_MESSAGE = 500
+
+
+@dataclass(frozen=True)
+class LoadJob:
+    """Load ``spec`` (or ``standin`` when ``spec`` cannot be fetched)."""
+
+    spec: str
+    standin: str | None
+    offline: bool
+
+
+@dataclass(frozen=True)
+class CaseJob:
+    """Run one case: ``warmup`` unrecorded runs, then one recorded run per entry of ``reps``."""
+
+    algorithm: str
+    params: dict[str, Any]
+    block_size: int | None
+    reps: tuple[int, ...]
+    warmup: int
+    trace: bool
+
+
+@dataclass(frozen=True)
+class GraphInfo:
+    """What the parent needs about the loaded graph for its rows."""
+
+    standin: bool
+    n: int
+    m: int
+    max_degree: int
+    avg_degree: float
+    note: str | None
+
+
+def one_line(text: str) -> str:
+    """Collapse whitespace to one line and cap the length (CSV ``error`` column)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= MAX_MESSAGE else flat[: MAX_MESSAGE - 1] + "…"
+
+
+def classify(exc: BaseException) -> tuple[str, str]:
+    """(status, one-line message) of an exception raised by a case (DESIGN §4).
+
+    CuPy's OutOfMemoryError is recognised by class name so nothing here imports CuPy.
+    """
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if isinstance(exc, RoundCapError):
+        status = "timeout"
+    elif isinstance(exc, UnsupportedError | GraphTooLargeError):
+        status = "unsupported"
+    elif isinstance(exc, MemoryError) or "OutOfMemoryError" in names:
+        status = "oom"
+    else:
+        status = "error"
+    text = str(exc) if "GcbenchError" in names else f"{type(exc).__name__}: {exc}"
+    return status, one_line(text)
+
+
+def main(conn: Connection, parent_pid: int, log_path: str) -> None:
+    """Worker entry point (spawned): serve jobs until told to stop or the pipe closes."""
+    _detach(parent_pid, log_path)
+    from gcbench.bench.plugins import load_plugins
+
+    load_plugins()
+    _Worker(conn).serve()
+
+
+def _detach(parent_pid: int, log_path: str) -> None:
+    """Own process group (the parent kills it whole; the terminal's Ctrl-C reaches only the
+    parent), die with the parent, and send stdout/stderr to the log the parent reads after a
+    crash (so nothing the worker prints lands on the terminal)."""
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent_pid:
+        os._exit(0)
+    log = os.open(log_path, os.O_WRONLY | os.O_APPEND)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    faulthandler.enable()
+
+
+class _Worker:
+    """State kept across the cases of one graph: the graph, its prepared forms, setups."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.graph: Any = None
+        self.prepared: dict[str, Any] = {}
+        self.setups: dict[str, Any] = {}
+
+    def serve(self) -> None:
+        while True:
+            try:
+                job = self.conn.recv()
+            except EOFError:
+                return
+            if isinstance(job, LoadJob):
+                self.load(job)
+            elif isinstance(job, CaseJob):
+                self.conn.send(("done", self.run_case(job)))
+            else:
+                return
+
+    def load(self, job: LoadJob) -> None:
+        from gcbench.sources import load_graph
+
+        note = None
+        try:
+            try:
+                self.graph = load_graph(job.spec, offline=job.offline)
+            except FetchError as exc:
+                if job.standin is None:
+                    raise
+                note = f"{job.spec} unavailable ({exc}); running stand-in {job.standin}"
+                self.graph = load_graph(job.standin, offline=job.offline)
+        except Exception as exc:
+            self.conn.send(("load_failed", *classify(exc)))
+            return
+        g = self.graph
+        info = GraphInfo(note is not None, g.n, g.m, g.max_degree, g.avg_degree, note)
+        self.conn.send(("loaded", info))
+
+    def _cached(self, store: dict[str, Any], key: str, build: Any) -> Any:
+        """``build()`` once per key; a failure is cached and re-raised for later cases."""
+        if key not in store:
+            try:
+                store[key] = build()
+            except Exception as exc:
+                store[key] = exc
+        if isinstance(store[key], Exception):
+            raise store[key]
+        return store[key]
+
+    def run_case(self, job: CaseJob) -> bool:
+        """Run ``job``, sending one row per repetition; returns whether the worker should be
+        replaced (after an unexpected GPU failure the CUDA context may be unusable)."""
+        from gcbench.algorithms import execute, get
+        from gcbench.bench.results import device_columns, trace_rows
+
+        spec = get(job.algorithm)
+        done = 0
+        device = {"device": spec.backend}
+        try:
+            device = device_columns(spec.backend)
+            prepared = self._cached(
+                self.prepared, spec.backend, lambda: execute.prepare(self.graph, spec.backend)
+            )
+            setup_ms = self._cached(self.setups, spec.name, lambda: execute.setup(spec, prepared))
+            for _ in range(job.warmup):
+                coloring, _ = execute.run_timed(spec, prepared, job.block_size, job.params)
+                execute.finish(spec, prepared, coloring)
+                self.conn.send(("tick",))
+            for rep in job.reps:
+                coloring, time_ms = execute.run_timed(spec, prepared, job.block_size, job.params)
+                _, v, copy_ms = execute.finish(spec, prepared, coloring)
+                transfer_ms = prepared.transfer_ms + setup_ms + copy_ms
+                fields = {
+                    **device,
+                    "rep": rep,
+                    "status": "ok" if v.valid else "invalid",
+                    "error": "" if v.valid else f"{v.conflicts} conflicts, {v.uncolored} uncolored",
+                    "time_ms": time_ms,
+                    "transfer_ms": transfer_ms,
+                    "total_ms": time_ms + transfer_ms,
+                    "iterations": coloring.iterations,
+                    "colors": v.colors,
+                    "max_color": v.max_color,
+                    "conflicts": v.conflicts,
+                    "uncolored": v.uncolored,
+                }
+                trace = None
+                if job.trace and coloring.trace:
+                    trace = list(trace_rows({"rep": rep}, coloring.trace))
+                self.conn.send(("row", fields, trace))
+                done += 1
+        except Exception as exc:
+            status, message = classify(exc)
+            for rep in job.reps[done:]:
+                fields = {**device, "rep": rep, "status": status, "error": message}
+                self.conn.send(("row", fields, None))
+            return spec.backend == "gpu" and status in ("error", "oom")
+        return False

@@ -1,0 +1,179 @@
+"""The row schema, CSV appending, resume bookkeeping and status classification."""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import pandas as pd
+import pytest
+
+from gcbench.bench.results import (
+    COLUMNS,
+    TRACE_COLUMNS,
+    ResultsFile,
+    TraceFile,
+    capture_environment,
+    format_value,
+    repair_last_line,
+    row_key,
+    trace_rows,
+)
+from gcbench.bench.worker import classify
+from gcbench.errors import GraphTooLargeError, InputError, RoundCapError, UnsupportedError
+
+# DESIGN §5, in order.
+DESIGN_COLUMNS = """run_id, timestamp, gcbench_version, git_commit, host,
+device, device_name, driver_version, cuda_runtime, cupy_version,
+graph, n, m, max_degree, avg_degree,
+algorithm, backend, params, block_size, rep,
+status, error,
+time_ms, transfer_ms, total_ms,
+iterations, colors, max_color, conflicts, uncolored"""
+
+
+def test_columns_are_the_design_schema_in_order():
+    assert tuple(c.strip() for c in DESIGN_COLUMNS.replace("\n", " ").split(",")) == COLUMNS
+    assert TRACE_COLUMNS[:7] == (
+        "run_id",
+        "graph",
+        "algorithm",
+        "params",
+        "block_size",
+        "rep",
+        "round",
+    )
+    assert TRACE_COLUMNS[-1] == "active"
+
+
+def row(rep, status="ok", **extra):
+    return {
+        "graph": "gen:cycle?n=5",
+        "algorithm": "greedy",
+        "params": "order=ldf",
+        "block_size": None,
+        "rep": rep,
+        "status": status,
+        "time_ms": 0.1 + rep,
+        **extra,
+    }
+
+
+def test_header_once_rows_in_order_and_resume_reads_keys(tmp_path):
+    path = tmp_path / "r.csv"
+    results = ResultsFile(path)
+    results.append(row(0))
+    results.append(row(1, "invalid", error="3 conflicts, 0 uncolored"))
+    results.close()
+    with pytest.raises(InputError, match="already exists"):
+        ResultsFile(path)
+    resumed = ResultsFile(path, resume=True)
+    assert resumed.recorded == {
+        ("gen:cycle?n=5", "greedy", "order=ldf", "", "0"),
+        ("gen:cycle?n=5", "greedy", "order=ldf", "", "1"),
+    }
+    assert resumed.previous == {"ok": 1, "invalid": 1}
+    resumed.append(row(2))
+    resumed.close()
+    lines = path.read_text().splitlines()
+    assert lines[0] == ",".join(COLUMNS) and len(lines) == 4
+    frame = pd.read_csv(path)
+    assert list(frame.columns) == list(COLUMNS)
+    assert frame["time_ms"].tolist() == [0.1, 1.1, 2.1]
+    assert frame["block_size"].isna().all() and frame["rep"].tolist() == [0, 1, 2]
+
+
+def test_resume_refuses_missing_and_foreign_files(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        ResultsFile(tmp_path / "none.csv", resume=True)
+    foreign = tmp_path / "other.csv"
+    foreign.write_text("a,b\n1,2\n")
+    with pytest.raises(InputError, match="not gcbench's result schema"):
+        ResultsFile(foreign, resume=True)
+
+
+def test_resume_cuts_a_partial_last_line(tmp_path):
+    path = tmp_path / "r.csv"
+    results = ResultsFile(path)
+    results.append(row(0))
+    results.close()
+    whole = path.read_text()
+    path.write_text(whole + "abc,2024-01-01T00:00,0.1,")
+    resumed = ResultsFile(path, resume=True)
+    resumed.close()
+    assert path.read_text() == whole
+    assert len(resumed.recorded) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"a\nb\n", b"a\nb\n"),
+        (b"a\nb", b"a\n"),
+        (b"abc", b""),
+        (b"", b""),
+        (b"h\n" + b"x" * 200_000, b"h\n"),
+    ],
+)
+def test_repair_last_line(tmp_path, content, expected):
+    path = tmp_path / "f.csv"
+    path.write_bytes(content)
+    repair_last_line(path)
+    assert path.read_bytes() == expected
+
+
+def test_values_and_keys():
+    assert format_value(None) == ""
+    assert float(format_value(0.1 + 0.2)) == 0.1 + 0.2
+    assert format_value(3) == "3"
+    assert row_key(row(4, block_size=256)) == ("gen:cycle?n=5", "greedy", "order=ldf", "256", "4")
+
+
+def test_trace_file_is_a_sibling_with_one_row_per_round_and_series(tmp_path):
+    traces = TraceFile(tmp_path / "run.csv")
+    key = {"run_id": "r", "graph": "g", "algorithm": "a", "params": "", "block_size": 64}
+    for trow in trace_rows({**key, "rep": 0}, {"active": [5, 0], "edges": [7]}):
+        traces.append(trow)
+    traces.close()
+    with open(tmp_path / "run.trace.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(r["round"], r["series"], r["active"]) for r in rows] == [
+        ("0", "active", "5.0"),
+        ("1", "active", "0.0"),
+        ("0", "edges", "7.0"),
+    ]
+
+
+def test_environment():
+    env = capture_environment()
+    assert re.fullmatch(r"[0-9a-f]{32}", env.run_id) and env.host
+    assert env.git_commit == "" or re.fullmatch(r"[0-9a-f]{40}", env.git_commit)
+    columns = env.columns()
+    assert columns["timestamp"].endswith("+00:00") and columns["gcbench_version"]
+
+
+class OutOfMemoryError(Exception):
+    """Named like cupy.cuda.memory.OutOfMemoryError (recognised by name)."""
+
+
+@pytest.mark.parametrize(
+    ("exc", "status", "message"),
+    [
+        (
+            RoundCapError("jpl: still 3 active after 100 rounds"),
+            "timeout",
+            "jpl: still 3 active after 100 rounds",
+        ),
+        (UnsupportedError("pip install x"), "unsupported", "pip install x"),
+        (GraphTooLargeError("nnz too large"), "unsupported", "nnz too large"),
+        (MemoryError("no room"), "oom", "MemoryError: no room"),
+        (
+            OutOfMemoryError("out of memory allocating 8 bytes"),
+            "oom",
+            "OutOfMemoryError: out of memory allocating 8 bytes",
+        ),
+        (ValueError("bad\nthing  here"), "error", "ValueError: bad thing here"),
+    ],
+)
+def test_classify(exc, status, message):
+    assert classify(exc) == (status, message)

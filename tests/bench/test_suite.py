@@ -1,0 +1,242 @@
+"""Suite parsing and expansion into cases (DESIGN §4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gcbench.algorithms import AlgorithmSpec, Param, register, unregister
+from gcbench.bench.runner import build_suite
+from gcbench.bench.suite import (
+    SWEEP,
+    expand,
+    list_suites,
+    load_suite,
+    parse_block_sizes,
+    parse_suite,
+    skipped_gpu_algorithms,
+)
+from gcbench.errors import SpecError
+
+GRAPH = "gen:cycle?n=5"
+
+
+def _never(graph, **_):
+    raise AssertionError("expansion must not run algorithms")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def specs(bench_env):
+    """Fake GPU algorithms (never run): one whose block size matters, one with a default
+    block size, one that takes none; and a CPU one whose block size matters."""
+    fakes = [
+        AlgorithmSpec(
+            "t-gpu-sweep", "gpu", "t", _never, block_size_matters=True, default_block_size=256
+        ),
+        AlgorithmSpec("t-gpu-fixed", "gpu", "t", _never, default_block_size=128),
+        AlgorithmSpec("t-gpu-vendor", "gpu", "t", _never, params=(Param("k", 1, int),)),
+        AlgorithmSpec("t-cpu-blocks", "cpu", "t", _never, block_size_matters=True),
+    ]
+    for spec in fakes:
+        register(spec)
+    yield
+    for spec in fakes:
+        unregister(spec.name)
+
+
+def suite(algorithms, graphs=(GRAPH,), **top):
+    return parse_suite({"graphs": list(graphs), "algorithms": algorithms, **top}, default_name="t")
+
+
+def test_axes_multiply_and_defaults_are_explicit():
+    s = suite(
+        [{"name": "test-distinct", "params": {"offset": [0, 1, 2]}}, {"name": "test-sleep"}],
+        graphs=[GRAPH, "gen:cycle?n=7"],
+    )
+    cases = expand(s, backend="cpu")
+    expected = [
+        (g, a, p)
+        for g in (GRAPH, "gen:cycle?n=7")
+        for a, p in [("test-distinct", {"offset": k}) for k in (0, 1, 2)]
+        + [("test-sleep", {"seconds": 30.0})]
+    ]
+    assert [(c.graph, c.algorithm, dict(c.params)) for c in cases] == expected
+    assert all(c.block_size is None and c.backend == "cpu" for c in cases)
+    assert cases[1].params_text == "offset=1"
+
+
+def test_scalar_params_and_cli_strings_are_parsed_by_the_registry():
+    cases = expand(suite([{"name": "test-distinct", "params": {"offset": 4}}]), backend="cpu")
+    assert [dict(c.params) for c in cases] == [{"offset": 4}]
+    cases = expand(
+        suite([{"name": "test-distinct"}]), backend="cpu", param_axes={"offset": ["1", "2"]}
+    )
+    assert [c.params["offset"] for c in cases] == [1, 2]
+
+
+def test_graph_specs_are_canonical_and_standin_tables_parse():
+    s = suite(
+        [{"name": "test-distinct"}],
+        graphs=["gen:rgg?seed=0&scale=8", {"spec": "ss:G/m", "standin": "gen:cycle?n=9"}],
+    )
+    cases = expand(s, backend="cpu")
+    assert [(c.graph, c.standin) for c in cases] == [
+        ("gen:rgg?scale=8&seed=0", None),
+        ("ss:G/m", "gen:cycle?n=9"),
+    ]
+
+
+def test_duplicate_cases_are_dropped():
+    s = suite([{"name": "test-distinct"}, {"name": "test-distinct", "params": {"offset": 0}}])
+    assert len(expand(s, backend="cpu")) == 1
+
+
+def test_block_sizes_apply_where_the_algorithm_takes_one():
+    s = suite(
+        [
+            {"name": n}
+            for n in ("t-gpu-sweep", "t-gpu-fixed", "t-gpu-vendor", "t-cpu-blocks", "test-distinct")
+        ],
+        block_sizes=[64, 128],
+    )
+    got = {(c.algorithm, c.block_size) for c in expand(s, backend="gpu")}
+    assert got == {
+        ("t-gpu-sweep", 64),
+        ("t-gpu-sweep", 128),
+        ("t-gpu-fixed", 64),
+        ("t-gpu-fixed", 128),
+        ("t-gpu-vendor", None),
+        ("t-cpu-blocks", 64),
+        ("t-cpu-blocks", 128),
+        ("test-distinct", None),
+    }
+
+
+def test_sweep_only_for_algorithms_whose_block_size_matters():
+    s = suite([{"name": "t-gpu-sweep"}, {"name": "t-gpu-fixed", "block_sizes": [32]}])
+    cases = expand(s, backend="gpu", block_sizes="sweep")
+    sizes = {
+        a: [c.block_size for c in cases if c.algorithm == a] for a in ("t-gpu-sweep", "t-gpu-fixed")
+    }
+    assert sizes == {"t-gpu-sweep": list(SWEEP), "t-gpu-fixed": [32]}
+    assert SWEEP == (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+    cases = expand(s, backend="gpu", block_sizes=(512,))
+    assert {c.block_size for c in cases} == {512}
+    in_file = suite([{"name": "t-gpu-sweep"}, {"name": "t-gpu-fixed"}], block_sizes="sweep")
+    got = {(c.algorithm, c.block_size) for c in expand(in_file, backend="gpu")}
+    assert ("t-gpu-fixed", 128) in got and len(got) == len(SWEEP) + 1
+
+
+def test_cpu_runs_leave_gpu_algorithms_out():
+    s = suite([{"name": "t-gpu-sweep"}, {"name": "test-distinct"}])
+    assert [c.algorithm for c in expand(s, backend="cpu")] == ["test-distinct"]
+    assert skipped_gpu_algorithms(s) == ["t-gpu-sweep"]
+    with pytest.raises(SpecError, match="no algorithm can run on the CPU"):
+        expand(suite([{"name": "t-gpu-sweep"}]), backend="cpu")
+
+
+def test_wildcard_means_every_algorithm_of_the_backend():
+    gpu = {c.algorithm for c in expand(suite([{"name": "*"}]), backend="gpu")}
+    assert {"t-gpu-sweep", "t-gpu-fixed", "t-gpu-vendor"} <= gpu
+    assert all(c.backend == "gpu" for c in expand(suite([{"name": "*"}]), backend="gpu"))
+    cpu = expand(suite([{"name": "*", "backend": "cpu", "exclude": ["test-exit"]}]), backend="gpu")
+    names = {c.algorithm for c in cpu}
+    assert "test-distinct" in names and "test-exit" not in names
+    assert all(c.params == {p.name: p.default for p in _spec(c.algorithm).params} for c in cpu)
+
+
+def _spec(name):
+    from gcbench.algorithms import get
+
+    return get(name)
+
+
+@pytest.mark.parametrize(
+    ("algorithms", "kwargs", "message"),
+    [
+        ([{"name": "nope"}], {}, "unknown algorithm 'nope'"),
+        ([{"name": "test-distinct", "params": {"colour": 1}}], {}, "unknown parameter 'colour'"),
+        ([{"name": "test-distinct", "params": {"offset": "x"}}], {}, "is not a int"),
+        ([{"name": "test-distinct", "params": {"offset": [500]}}], {}, "outside"),
+        ([{"name": "test-distinct", "params": {"offset": []}}], {}, "empty list"),
+        ([{"name": "test-distinct"}], {"param_axes": {"nope": ["1"]}}, "no selected algorithm"),
+        ([{"name": "*", "exclude": ["nope"]}], {}, "unknown algorithm 'nope'"),
+    ],
+)
+def test_expansion_errors(algorithms, kwargs, message):
+    with pytest.raises(SpecError, match=message):
+        expand(suite(algorithms), backend="cpu", **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "repz": 3}, "unknown key"),
+        ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "reps": 0}, "must be ≥ 1"),
+        ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "reps": 1.5}, "not an integer"),
+        ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "timeout_s": 0}, "> 0"),
+        ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "block_sizes": []}, "no block"),
+        ({"graphs": [{"spec": GRAPH, "standby": "x"}], "algorithms": []}, "unknown key"),
+        ({"graphs": [3], "algorithms": []}, "neither a spec"),
+        ({"graphs": [GRAPH], "algorithms": [{"params": {}}]}, "needs name"),
+        ({"graphs": [GRAPH], "algorithms": [{"name": "greedy", "backend": "gpu"}]}, "only apply"),
+        ({"graphs": [GRAPH], "algorithms": [{"name": "*", "params": {"a": 1}}]}, "default par"),
+        ({"graphs": [GRAPH], "algorithms": [{"name": "*", "backend": "tpu"}]}, "backend must"),
+    ],
+)
+def test_parse_errors(data, message):
+    with pytest.raises(SpecError, match=message):
+        parse_suite(data, default_name="t")
+
+
+def test_empty_suites_are_refused():
+    with pytest.raises(SpecError, match="no graphs"):
+        expand(suite([{"name": "greedy"}], graphs=()), backend="cpu")
+    with pytest.raises(SpecError, match="no algorithms"):
+        expand(suite([]), backend="cpu")
+
+
+def test_block_size_strings():
+    assert parse_block_sizes("32, 64,32") == (32, 64)
+    assert parse_block_sizes(" sweep") == "sweep"
+    with pytest.raises(SpecError, match="not an integer"):
+        parse_block_sizes("32,x")
+    with pytest.raises(SpecError, match=r"in \[1, 1024\]"):
+        parse_block_sizes([2048])
+
+
+def test_quick_is_offline_and_expands_on_both_backends():
+    quick = load_suite("quick")
+    assert quick.name == "quick" and quick.description
+    assert quick.graphs and all(
+        g.spec.startswith("gen:") and g.standin is None for g in quick.graphs
+    )
+    cpu = expand(quick, backend="cpu")
+    assert {c.backend for c in cpu} == {"cpu"} and "greedy" in {c.algorithm for c in cpu}
+    assert {c.backend for c in expand(quick, backend="gpu")} >= {"gpu"}
+    assert ("quick", quick.description) in list_suites()
+
+
+def test_load_suite_by_path_and_errors(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        'graphs = [{spec = "ss:G/m", standin = "gen:cycle?n=5"}]\nreps = 2\n'
+        '[[algorithms]]\nname = "test-distinct"\nparams = { offset = [1, 2] }\n'
+    )
+    s = load_suite(path)
+    assert (s.name, s.reps, s.warmup, s.path) == ("mine", 2, 1, path)
+    assert len(expand(s, backend="cpu")) == 2
+    with pytest.raises(SpecError, match="known suite.*quick"):
+        load_suite("no-such-suite")
+    path.write_text("graphs = [")
+    with pytest.raises(SpecError, match="cannot read it as TOML"):
+        load_suite(path)
+
+
+def test_command_line_replacements():
+    s = build_suite(None, ["gen:cycle?n=3"], ["all", "greedy"], 5, 0, 2.5)
+    assert (s.name, s.reps, s.warmup, s.timeout_s) == ("custom", 5, 0, 2.5)
+    assert [a.name for a in s.algorithms] == ["*", "greedy"]
+    assert build_suite(None, (), (), None, None, None).name == "quick"
+    assert build_suite("quick", ["gen:cycle?n=3"], (), None, None, None).name == "quick"
+    with pytest.raises(SpecError, match="reps"):
+        build_suite(None, (), (), 0, None, None)
