@@ -1,0 +1,149 @@
+"""``cusparse``: the vendor's Cohen-Castonguay coloring, ``cusparseScsrcolor``, run as a peer.
+
+CuPy does not wrap csrcolor (deprecated in CUDA 12/13 but still exported), so it is called
+through ctypes on the libcusparse that CuPy itself loaded (nvidia-blog-csrcolor-ilu). The
+handle is created once per process and destroyed at exit; the matrix descriptor and color
+info are created and destroyed around every call; the float32 values array of ones is
+built once per graph by ``setup`` (not timed). ``iterations`` is empty: the library does
+not report its rounds.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import ctypes.util
+import functools
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.registry import AlgorithmSpec, Coloring, register
+from gcbench.errors import GcbenchError, UnsupportedError
+
+_SONAMES = ("libcusparse.so.12", "libcusparse.so.13", "libcusparse.so.11", "libcusparse.so")
+_STATUS = {
+    1: "NOT_INITIALIZED", 2: "ALLOC_FAILED", 3: "INVALID_VALUE", 4: "ARCH_MISMATCH",
+    6: "EXECUTION_FAILED", 7: "INTERNAL_ERROR", 8: "MATRIX_TYPE_NOT_SUPPORTED",
+    10: "NOT_SUPPORTED", 11: "INSUFFICIENT_RESOURCES",
+}  # fmt: skip
+
+
+def _loaded_path() -> str | None:
+    """The libcusparse this process already mapped (CuPy's), if any."""
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return None
+    for line in maps.splitlines():
+        path = line.split()[-1]
+        if "libcusparse.so" in path:
+            return path
+    return None
+
+
+@functools.cache
+def _library() -> ctypes.CDLL:
+    runtime.cupy()
+    # Make CuPy load its own libcusparse first, so ctypes binds to the same copy.
+    with contextlib.suppress(Exception):
+        import cupy_backends.cuda.libs.cusparse  # noqa: F401
+    candidates = [p for p in (_loaded_path(), ctypes.util.find_library("cusparse")) if p]
+    for name in (*candidates, *_SONAMES):
+        try:
+            lib = ctypes.CDLL(name)
+        except OSError:
+            continue
+        if hasattr(lib, "cusparseScsrcolor"):
+            return lib
+    raise UnsupportedError(
+        "cusparse: no libcusparse exporting cusparseScsrcolor was found; install the CUDA "
+        "toolkit's cuSPARSE (csrcolor is deprecated and may be absent in future releases)"
+    )
+
+
+def _check(status: int, call: str) -> None:
+    if status != 0:
+        name = _STATUS.get(status, str(status))
+        raise GcbenchError(f"cusparse: {call} returned CUSPARSE_STATUS_{name}")
+
+
+@functools.cache
+def _handle() -> ctypes.c_void_p:
+    lib = _library()
+    handle = ctypes.c_void_p()
+    _check(lib.cusparseCreate(ctypes.byref(handle)), "cusparseCreate")
+    atexit.register(lib.cusparseDestroy, handle)
+    return handle
+
+
+def _setup(dgraph: runtime.DeviceGraph) -> None:
+    cp = runtime.cupy()
+    dgraph.extra("cusparse.ones", lambda g: cp.ones(max(g.nnz, 1), dtype=np.float32))
+    dgraph.extra("cusparse.reordering", lambda g: cp.empty(max(g.n, 1), dtype=np.int32))
+
+
+def _run(dgraph: runtime.DeviceGraph, *, block_size: int) -> Coloring:
+    """One call of cusparseScsrcolor with fraction 1.0 (color every vertex)."""
+    cp = runtime.cupy()
+    colors = cp.full(dgraph.n, -1, dtype=np.int32)
+    if dgraph.n == 0:
+        return Coloring(colors, None)
+    _setup(dgraph)
+    lib = _library()
+    handle = _handle()
+    _check(
+        lib.cusparseSetStream(handle, ctypes.c_void_p(cp.cuda.get_current_stream().ptr)),
+        "cusparseSetStream",
+    )
+    descr, info = ctypes.c_void_p(), ctypes.c_void_p()
+    _check(lib.cusparseCreateMatDescr(ctypes.byref(descr)), "cusparseCreateMatDescr")
+    try:
+        _check(lib.cusparseCreateColorInfo(ctypes.byref(info)), "cusparseCreateColorInfo")
+        try:
+            fraction = ctypes.c_float(1.0)
+            ncolors = ctypes.c_int(0)
+            _check(
+                lib.cusparseScsrcolor(
+                    handle,
+                    ctypes.c_int(dgraph.n),
+                    ctypes.c_int(dgraph.nnz),
+                    descr,
+                    _ptr(dgraph.extras["cusparse.ones"]),
+                    _ptr(dgraph.indptr),
+                    _ptr(dgraph.indices),
+                    ctypes.byref(fraction),
+                    ctypes.byref(ncolors),
+                    _ptr(colors),
+                    _ptr(dgraph.extras["cusparse.reordering"]),
+                    info,
+                ),
+                "cusparseScsrcolor",
+            )
+        finally:
+            lib.cusparseDestroyColorInfo(info)
+    finally:
+        lib.cusparseDestroyMatDescr(descr)
+    return Coloring(colors, None, {"reported_colors": [float(ncolors.value)]})
+
+
+def _ptr(array: Any) -> ctypes.c_void_p:
+    return ctypes.c_void_p(array.data.ptr)
+
+
+register(
+    AlgorithmSpec(
+        name="cusparse",
+        backend="gpu",
+        family="Cohen-Castonguay multi-hash as shipped in cuSPARSE csrcolor (nvidia-blog)",
+        run=_run,
+        setup=_setup,
+        deterministic=True,
+        peer=True,
+        iterations_meaning="not reported by the library",
+        description="cuSPARSE cusparseScsrcolor through ctypes, fraction to color 1.0",
+    )
+)
