@@ -1,0 +1,26 @@
+"""Downloads of ``ss:`` (SuiteSparse) and ``snap:`` (SNAP) graphs into the ``.npz`` cache.
+
+:func:`load_remote` is what :func:`gcbench.sources.load_graph` calls for those specs: a cached
+graph is returned without any network request; otherwise the file is downloaded by gcbench's
+own client (:mod:`gcbench.fetch.http`), checked and extracted safely
+(:mod:`gcbench.fetch.extract`) inside a temporary directory in the cache, read by
+:mod:`gcbench.formats`, cached as ``.npz`` (recording the URL as the graph's source), and the
+raw download is deleted. :func:`fetch_all` is ``gcbench fetch``; :func:`cached_graphs` is
+``gcbench list graphs``.
+"""
+
+from gcbench.fetch.batch import Fetched, fetch_all, suite_specs
+from gcbench.fetch.listing import CachedGraph, cached_graphs
+from gcbench.fetch.load import load_remote
+from gcbench.fetch.remote import is_remote, resolve
+
+__all__ = [
+    "CachedGraph",
+    "Fetched",
+    "cached_graphs",
+    "fetch_all",
+    "is_remote",
+    "load_remote",
+    "resolve",
+    "suite_specs",
+]

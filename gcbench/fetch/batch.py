@@ -1,0 +1,94 @@
+"""``gcbench fetch``: many specs (or a suite's) into the cache, each success or failure reported.
+
+SuiteSparse names are checked against the catalogue before anything is downloaded, so a typo
+is an error naming the closest entries rather than a bare HTTP 404. When no catalogue can be
+had (a mirror without ``files/ssstats.csv``, say) the download itself decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gcbench.errors import FetchError, GcbenchError
+from gcbench.fetch import catalogue
+from gcbench.fetch.load import load_remote
+from gcbench.fetch.remote import is_remote, resolve, split_ss
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """The outcome for one spec: ``status`` is ``downloaded``, ``cached`` or ``failed``."""
+
+    spec: str
+    status: str
+    cache: Path | None = None
+    url: str = ""
+    n: int | None = None
+    m: int | None = None
+    error: str = ""
+
+
+def fetch_all(
+    specs: Iterable[str],
+    *,
+    data_dir: Path | None = None,
+    force: bool = False,
+    progress: bool | None = None,
+    on_result: Callable[[Fetched], None] | None = None,
+) -> list[Fetched]:
+    """Fetch every spec (duplicates once), carrying on past failures; ``force`` re-downloads.
+
+    ``on_result`` is called as each spec finishes (the CLI prints there).
+    """
+    if data_dir is None:
+        from gcbench.sources import data_dir as default_data_dir
+
+        data_dir = default_data_dir()
+    results = []
+    for spec in dict.fromkeys(specs):
+        result = _fetch_one(spec, Path(data_dir), force, progress)
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+    return results
+
+
+def _fetch_one(spec: str, data_dir: Path, force: bool, progress: bool | None) -> Fetched:
+    from gcbench.formats import npz
+
+    try:
+        remote = resolve(spec, data_dir)
+        cached = None if force else npz.load_cache(remote.cache, spec=spec)
+        if cached is not None:
+            return Fetched(spec, "cached", remote.cache, cached.source, cached.n, cached.m)
+        if spec.startswith("ss:"):
+            _check_catalogue(spec, data_dir, force)
+        graph = load_remote(spec, data_dir=data_dir, offline=False, refresh=True, progress=progress)
+    except GcbenchError as exc:
+        return Fetched(spec, "failed", error=str(exc))
+    return Fetched(spec, "downloaded", remote.cache, remote.url, graph.n, graph.m)
+
+
+def _check_catalogue(spec: str, data_dir: Path, refresh: bool) -> None:
+    """Raise a FetchError naming close entries when ``spec`` is not in the catalogue."""
+    group, name = split_ss(spec)
+    try:
+        exact, similar = catalogue.lookup(group, name, data_dir=data_dir, refresh=refresh)
+    except FetchError:
+        return
+    if exact is None:
+        hint = (
+            "did you mean " + ", ".join(m.spec for m in similar[:5]) + "?"
+            if similar
+            else "search the collection at https://sparse.tamu.edu"
+        )
+        raise FetchError(f"{spec} is not in the SuiteSparse catalogue; {hint}")
+
+
+def suite_specs(suite: str) -> list[str]:
+    """The ``ss:``/``snap:`` specs of a suite (a TOML path or a name in ``configs/``)."""
+    from gcbench.bench.suite import load_suite
+
+    return [entry.spec for entry in load_suite(suite).graphs if is_remote(entry.spec)]

@@ -1,0 +1,79 @@
+"""``gcbench list graphs``: what the cache holds, read from the ``.npz`` headers only.
+
+Sizes come from the array headers inside each file, so listing a cache of multi-gigabyte
+graphs reads a few kilobytes per graph. Files that are not gcbench caches are skipped; caches
+written by another format version are listed as stale (they will be rebuilt on next use).
+"""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class CachedGraph:
+    """One cache file: its spec, size, where it came from, and whether it is still current."""
+
+    spec: str
+    n: int
+    m: int
+    bytes: int
+    source: str
+    path: Path
+    stale: bool
+
+
+def cached_graphs(data_dir: Path | None = None) -> list[CachedGraph]:
+    """Every graph cached under ``data_dir`` (default: the data directory), sorted by spec."""
+    if data_dir is None:
+        from gcbench.sources import data_dir as default_data_dir
+
+        data_dir = default_data_dir()
+    root = Path(data_dir)
+    if not root.is_dir():
+        return []
+    found = []
+    for path in root.rglob("*.npz"):
+        if ".tmp" in path.relative_to(root).parts:
+            continue
+        entry = _describe(path)
+        if entry is not None:
+            found.append(entry)
+    return sorted(found, key=lambda g: (g.spec, str(g.path)))
+
+
+def _describe(path: Path) -> CachedGraph | None:
+    from gcbench.formats import FORMAT_VERSION
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+            if not {"spec.npy", "source.npy", "indptr.npy", "indices.npy"} <= names:
+                return None
+            rows = _length(zf, "indptr.npy") - 1
+            entries = _length(zf, "indices.npy")
+        with np.load(path, allow_pickle=False) as npz:
+            spec, source = str(npz["spec"]), str(npz["source"])
+            version = int(npz["format_version"]) if "format_version" in npz.files else None
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile):
+        return None
+    return CachedGraph(
+        spec, rows, entries // 2, path.stat().st_size, source, path, version != FORMAT_VERSION
+    )
+
+
+def _length(zf: zipfile.ZipFile, member: str) -> int:
+    """The length of a 1-d array stored in an npz, from its .npy header alone."""
+    with zf.open(member) as f:
+        major, _ = np.lib.format.read_magic(f)
+        read_header = (
+            np.lib.format.read_array_header_1_0
+            if major == 1
+            else np.lib.format.read_array_header_2_0
+        )
+        shape, _, _ = read_header(f)
+    return int(shape[0]) if shape else 0

@@ -1,0 +1,86 @@
+"""``load_remote``: one ``ss:``/``snap:`` graph from the cache, or downloaded into it."""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from pathlib import Path
+
+from gcbench.errors import FetchError, InputError
+from gcbench.fetch import extract, http
+from gcbench.fetch.remote import Remote, resolve
+from gcbench.graph import Graph
+
+
+def load_remote(
+    spec: str,
+    *,
+    data_dir: Path,
+    offline: bool,
+    refresh: bool = False,
+    progress: bool | None = None,
+) -> Graph:
+    """The graph of an ``ss:GROUP/NAME`` or ``snap:NAME`` spec, from the cache or downloaded.
+
+    ``refresh`` downloads again even when cached (the old cache file stays until the new one
+    is complete). ``offline`` never touches the network: an uncached spec is a
+    :class:`FetchError`. ``progress``: a download bar on stderr (None: when it is a terminal).
+    The graph's name is ``spec`` and its source the URL it came from.
+    """
+    from gcbench.formats import npz
+
+    remote = resolve(spec, Path(data_dir))
+    if not refresh:
+        graph = npz.load_cache(remote.cache, spec=spec)
+        if graph is not None:
+            return graph
+    if offline:
+        raise FetchError(
+            f"{spec} is not in the cache ({remote.cache}) and --offline forbids downloading it; "
+            f"run gcbench fetch {spec} where {http.host_of(remote.url)} is reachable, "
+            "or use a local path or a gen: spec"
+        )
+    _check_readable(remote)
+    return _download(remote, Path(data_dir), progress)
+
+
+def _check_readable(remote: Remote) -> None:
+    """Refuse before downloading a file that gcbench.formats has no reader for."""
+    from gcbench.formats import SUPPORTED_SUFFIXES
+
+    inner = remote.member or remote.download_name
+    if not inner.lower().endswith(SUPPORTED_SUFFIXES):
+        raise FetchError(
+            f"{remote.spec} is published as {inner} ({remote.url}), a format gcbench cannot "
+            "read yet; convert it to a whitespace edge list and give its path"
+        )
+
+
+def _download(remote: Remote, data_dir: Path, progress: bool | None) -> Graph:
+    """Download, check, extract, read and cache ``remote``; nothing is left behind on failure."""
+    from gcbench.formats import npz, read_graph
+
+    scratch = data_dir / ".tmp"
+    scratch.mkdir(parents=True, exist_ok=True)
+    try:
+        with tempfile.TemporaryDirectory(dir=scratch, prefix="fetch-") as work:
+            download = http.download(
+                remote.url, Path(work) / remote.download_name, progress=progress
+            )
+            if remote.member is None:
+                extract.require(download, "gzip", remote.url)
+                path = download
+            else:
+                path = extract.extract_member(download, remote.member, Path(work), url=remote.url)
+                download.unlink()
+            try:
+                graph = read_graph(path, name=remote.spec)
+            except InputError as exc:
+                raise FetchError(f"downloaded {remote.url} but cannot read it: {exc}") from None
+            graph = graph.with_name(remote.spec, source=remote.url)
+            remote.cache.parent.mkdir(parents=True, exist_ok=True)
+            npz.save_cache(graph, remote.cache, spec=remote.spec)
+    finally:
+        with contextlib.suppress(OSError):
+            scratch.rmdir()
+    return graph

@@ -1,0 +1,129 @@
+"""Failures leave nothing in the cache and say what happened in one line."""
+
+from __future__ import annotations
+
+import socket
+import tarfile
+
+import pytest
+
+from gcbench.errors import FetchError
+from gcbench.fetch import load_remote
+
+
+def one_line(exc: pytest.ExceptionInfo) -> str:
+    text = str(exc.value)
+    assert "\n" not in text
+    return text
+
+
+def test_404_leaves_nothing_and_names_the_url(server, data, leftovers):
+    with pytest.raises(FetchError) as info:
+        load_remote("ss:Test/missing", data_dir=data, offline=False)
+    text = one_line(info)
+    assert "HTTP 404" in text and f"{server.url}/MM/Test/missing.tar.gz" in text
+    assert leftovers(data) == []
+
+
+def test_html_page_with_status_200_is_refused(server, data, leftovers):
+    page = "<!DOCTYPE html><html><body>Matrix not found</body></html>"
+    server.put("MM/Test/tiny.tar.gz", page)
+    server.put("snap/page.txt.gz", page)
+    for spec in ("ss:Test/tiny", "snap:page"):
+        with pytest.raises(FetchError, match="returned an HTML page") as info:
+            load_remote(spec, data_dir=data, offline=False)
+        one_line(info)
+    assert leftovers(data) == []
+
+
+def test_unreachable_host_message(monkeypatch, data, leftovers):
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("GCBENCH_SUITESPARSE_URL", f"http://127.0.0.1:{port}")
+    with pytest.raises(FetchError) as info:
+        load_remote("ss:Test/tiny", data_dir=data, offline=False)
+    assert one_line(info) == (
+        f"cannot reach 127.0.0.1:{port} (connection refused); use a local path or a gen: spec, "
+        "or --offline to run stand-ins"
+    )
+    assert leftovers(data) == []
+
+
+def _link(name: str, kind: bytes, target: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = target
+    return info
+
+
+def _fifo(name: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = tarfile.FIFOTYPE
+    return info
+
+
+@pytest.mark.parametrize(
+    "evil",
+    [
+        "dotdot",
+        "absolute",
+        "symlink",
+        "hardlink",
+        "fifo",
+    ],
+)
+def test_unsafe_tarballs_are_refused(server, make, data, tmp_path, leftovers, evil):
+    outside = tmp_path / "outside" / "planted.txt"
+    outside.parent.mkdir()
+    members = {
+        "dotdot": ("tiny/../../../outside/planted.txt", b"pwned"),
+        "absolute": (str(outside), b"pwned"),
+        "symlink": _link("tiny/escape", tarfile.SYMTYPE, str(outside.parent)),
+        "hardlink": _link("tiny/escape", tarfile.LNKTYPE, "/etc/passwd"),
+        "fifo": _fifo("tiny/pipe"),
+    }
+    good = ("tiny/tiny.mtx", make.mtx_text(make.random_matrix(10, 30, 0)))
+    # the unsafe member comes after the wanted one: it must still poison the archive
+    server.put("MM/Test/tiny.tar.gz", make.tarball([good, members[evil]]))
+    with pytest.raises(FetchError, match="refused: member") as info:
+        load_remote("ss:Test/tiny", data_dir=data, offline=False)
+    one_line(info)
+    assert not outside.exists()
+    assert list(outside.parent.iterdir()) == []
+    assert leftovers(data) == []
+
+
+def test_truncated_tarball_is_refused(server, make, data, leftovers):
+    tar = make.tarball([("tiny/tiny.mtx", make.mtx_text(make.random_matrix(200, 4000, 0)))])
+    server.put("MM/Test/tiny.tar.gz", tar[: len(tar) // 2])
+    with pytest.raises(FetchError, match="corrupt or truncated") as info:
+        load_remote("ss:Test/tiny", data_dir=data, offline=False)
+    one_line(info)
+    assert leftovers(data) == []
+
+
+def test_archive_without_the_matrix_is_refused(server, make, data, leftovers):
+    server.put("MM/Test/tiny.tar.gz", make.tarball([("tiny/README", b"no matrix here")]))
+    with pytest.raises(FetchError, match="no member tiny/tiny.mtx"):
+        load_remote("ss:Test/tiny", data_dir=data, offline=False)
+    assert leftovers(data) == []
+
+
+def test_unreadable_matrix_is_a_fetch_error(server, make, data, leftovers):
+    server.put("MM/Test/tiny.tar.gz", make.tarball([("tiny/tiny.mtx", b"not a matrix\n")]))
+    with pytest.raises(FetchError, match="cannot read it") as info:
+        load_remote("ss:Test/tiny", data_dir=data, offline=False)
+    one_line(info)
+    assert leftovers(data) == []
+
+
+def test_failed_refresh_keeps_the_cached_graph(server, make, data):
+    tar = make.tarball([("tiny/tiny.mtx", make.mtx_text(make.random_matrix(10, 30, 0)))])
+    server.put("MM/Test/tiny.tar.gz", tar)
+    first = load_remote("ss:Test/tiny", data_dir=data, offline=False)
+    server.status["/MM/Test/tiny.tar.gz"] = 404
+    with pytest.raises(FetchError):
+        load_remote("ss:Test/tiny", data_dir=data, offline=False, refresh=True)
+    kept = load_remote("ss:Test/tiny", data_dir=data, offline=True)
+    assert kept.m == first.m
