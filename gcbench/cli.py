@@ -218,3 +218,52 @@ def list_suites() -> None:
 
     for name, description in suites():
         click.echo(f"{name:16} {description}")
+
+
+@main.command()
+@click.argument("specs", nargs=-1)
+@click.option("--suite", default=None, help="Fetch every ss:/snap: graph of a suite (file/name).")
+@click.option("--force", is_flag=True, help="Download again even when cached.")
+def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
+    """Download ss:GROUP/NAME and snap:NAME graphs (or a suite's) into the cache."""
+    from gcbench.fetch import fetch_all, suite_specs
+
+    if not specs and not suite:
+        raise click.UsageError("give graph specs (ss:GROUP/NAME, snap:NAME) or --suite NAME")
+    wanted = [*specs, *(suite_specs(suite) if suite else [])]
+
+    def report(r) -> None:
+        if r.status == "failed":
+            click.echo(f"error: {r.error}", err=True)
+        else:
+            click.echo(f"{r.status:10} {r.spec}  n={r.n} m={r.m}  {r.cache}")
+
+    results = fetch_all(wanted, force=force, on_result=report)
+    failed = sum(r.status == "failed" for r in results)
+    if failed:
+        click.echo(f"{failed} of {len(results)} graphs could not be fetched", err=True)
+        sys.exit(1)
+
+
+@list_.command(name="graphs")
+def list_graphs() -> None:
+    """Cached graphs: spec, vertices, edges, size on disk and where they came from."""
+    from gcbench.fetch import cached_graphs
+    from gcbench.sources import data_dir
+
+    graphs = cached_graphs()
+    if not graphs:
+        click.echo(f"no cached graphs in {data_dir()} (gcbench fetch SPEC adds some)")
+        return
+    click.echo(f"{'spec':40} {'vertices':>12} {'edges':>13} {'size':>9}  source")
+    for g in graphs:
+        stale = " (stale: rebuilt on next use)" if g.stale else ""
+        click.echo(f"{g.spec:40} {g.n:>12} {g.m:>13} {_size(g.bytes):>9}  {g.source}{stale}")
+
+
+def _size(count: int) -> str:
+    """Bytes in binary units for people: 512 B, 3.4 MiB, 1.2 GiB."""
+    exponent = min(4, max(0, (count.bit_length() - 1) // 10))
+    if exponent == 0:
+        return f"{count} B"
+    return f"{count / 1024**exponent:.1f} {('KiB', 'MiB', 'GiB', 'TiB')[exponent - 1]}"

@@ -1,0 +1,71 @@
+"""``gcbench fetch`` and ``gcbench list graphs`` run for real, in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+
+def gcbench(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gcbench", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),  # the fixtures' GCBENCH_* variables
+        check=False,
+    )
+
+
+def test_fetch_then_list_graphs(server, make, data, tmp_path):
+    server.put("files/ssstats.csv", make.ssstats([("Test", "tiny", 60, 60, 400)]))
+    tar = make.tarball([("tiny/tiny.mtx", make.mtx_text(make.random_matrix(60, 400, 0)))])
+    server.put("MM/Test/tiny.tar.gz", tar)
+    server.put("snap/wiki-Tiny.txt.gz", make.edge_list_gz(make.random_matrix(30, 90, 2)))
+    suite = tmp_path / "mine.toml"
+    suite.write_text(
+        'name = "mine"\n'
+        'graphs = ["snap:wiki-Tiny", {spec = "ss:Test/tiny", standin = "gen:cycle?n=9"},'
+        ' "gen:cycle?n=5"]\n'
+        '[[algorithms]]\nname = "greedy"\n'
+    )
+
+    done = gcbench("fetch", "--suite", str(suite))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[:2] for line in lines] == [
+        ["downloaded", "snap:wiki-Tiny"],
+        ["downloaded", "ss:Test/tiny"],
+    ]
+    assert "n=60" in lines[1]
+
+    again = gcbench("fetch", "ss:Test/tiny")
+    assert again.returncode == 0 and again.stdout.startswith("cached")
+
+    listed = gcbench("list", "graphs")
+    assert listed.returncode == 0, listed.stderr
+    header, *rows = listed.stdout.splitlines()
+    assert header.split() == ["spec", "vertices", "edges", "size", "source"]
+    assert rows[1].split()[:2] == ["ss:Test/tiny", "60"]
+    assert rows[1].endswith(f"{server.url}/MM/Test/tiny.tar.gz")
+    assert rows[0].endswith(f"{server.url}/snap/wiki-Tiny.txt.gz")
+
+
+def test_fetch_failure_is_one_line_and_exit_1(server, make, data):
+    server.put("files/ssstats.csv", make.ssstats([("Test", "tiny", 60, 60, 400)]))
+    done = gcbench("fetch", "ss:Test/tyni")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "error: ss:Test/tyni is not in the SuiteSparse catalogue; search the collection at "
+        "https://sparse.tamu.edu",
+        "1 of 1 graphs could not be fetched",
+    ]
+
+
+def test_fetch_needs_specs_and_list_graphs_says_when_empty(data):
+    done = gcbench("fetch")
+    assert done.returncode == 2 and "give graph specs" in done.stderr
+    empty = gcbench("list", "graphs")
+    assert empty.returncode == 0 and empty.stdout.startswith("no cached graphs in")
