@@ -19,7 +19,7 @@ def _gpu_usable() -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    gpu_items = [item for item in items if "gpu" in item.keywords]
+    gpu_items = [item for item in items if item.get_closest_marker("gpu")]
     if gpu_items and not _gpu_usable():
         skip = pytest.mark.skip(reason="needs a usable CUDA GPU and CuPy")
         for item in gpu_items:
