@@ -24,3 +24,32 @@ __device__ __forceinline__ void gcb_count(int* __restrict__ counter, bool flag)
     const int leader = __ffs(__activemask()) - 1;
     if (lane == leader && mask) atomicAdd(counter, __popc(mask));
 }
+
+// A keyed 32-bit hash, a bijection of x for every key (so distinct vertices never tie).
+// Used wherever an algorithm needs seeded pseudo-random values computed on the fly.
+__device__ __forceinline__ unsigned int gcb_mix(unsigned int x, unsigned int key)
+{
+    return gcb_hash32(gcb_hash32(x ^ key) + key);
+}
+
+// The (value, id) order of the independent-set family: u beats v when its value is larger,
+// ties broken by the larger vertex id (Gunrock's fix for equal values, issue #885).
+__device__ __forceinline__ bool gcb_beats(unsigned int value_u, int u, unsigned int value_v, int v)
+{
+    return value_u > value_v || (value_u == value_v && u > v);
+}
+
+// Warp-aggregated append of `value` to `list` where `flag` holds: one atomic per warp.
+__device__ __forceinline__ void gcb_append(int* __restrict__ list, int* __restrict__ counter,
+                                           bool flag, int value)
+{
+    const unsigned int active = __activemask();
+    const unsigned int mask = __ballot_sync(active, flag);
+    if (!mask) return;
+    const int lane = threadIdx.x & 31;
+    const int leader = __ffs(mask) - 1;
+    int start = 0;
+    if (lane == leader) start = atomicAdd(counter, __popc(mask));
+    start = __shfl_sync(active, start, leader);
+    if (flag) list[start + __popc(mask & ((1u << lane) - 1u))] = value;
+}

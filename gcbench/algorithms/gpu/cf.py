@@ -1,0 +1,108 @@
+"""``cf``: communication-free coloring (luby-cf §"Communication free") over kernels/cf.cu.
+
+Pass 0 colors every tile of ``block_size`` consecutive vertices inside one thread block, in
+shared memory, seeing only in-tile neighbours (Jones-Plassmann with first fit, largest in-tile
+degree first). Cross-tile edges can then conflict: one endpoint of each is listed, and pass p
+colors the sorted list, tiled again, with the fresh colors [p*T, p*T + T), until no conflict
+is left (each pass keeps at least the listed vertex of largest hash, and a list of at most one
+tile has none, so the passes end). Last, as the report suggests, a greedy pass pulls colors
+down one color class at a time. ``iterations`` counts tile passes; ``trace["active"]`` the
+conflicting vertices after each. Decisions: docs/independent-set.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.gpu.independent_set import WARP_DEGREE, check_block_size
+from gcbench.algorithms.registry import AlgorithmSpec, Coloring, register
+
+FAMILY = "cf"
+
+
+def _pull_down(dg: runtime.DeviceGraph, colors: Any, classes: int, block_size: int) -> None:
+    """Greedy first fit by color class, lowest first: class c's vertices (an independent set)
+    move together to the smallest color no neighbour holds, which is never above c."""
+    cp = runtime.cupy()
+    n, b = np.int32(dg.n), block_size
+    bucket = runtime.kernel(FAMILY, "cf_bucket")
+    buckets = 2 * classes  # bucket 2c + heavy: color c, split by degree >= WARP_DEGREE
+    slots = cp.zeros(buckets, dtype=np.int32)
+    order = cp.empty(dg.n, dtype=np.int32)
+    grid = (runtime.grid_for(dg.n, b),)
+    common = (n, dg.indptr, colors, np.int32(WARP_DEGREE))
+    bucket(grid, (b,), (*common, np.int32(0), slots, order))
+    sizes = slots.get()
+    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int32)
+    slots.set(starts[:-1])
+    bucket(grid, (b,), (*common, np.int32(1), slots, order))
+    thread = runtime.kernel(FAMILY, "cf_pull_thread")
+    warp = runtime.kernel(FAMILY, "cf_pull_warp")
+    for k in np.flatnonzero(sizes[2:]) + 2:  # class 0 stays where it is
+        size, heavy = int(sizes[k]), bool(k % 2)
+        members = order[starts[k] : starts[k + 1]]
+        grid = (runtime.grid_for(size * 32 if heavy else size, b),)
+        (warp if heavy else thread)(
+            grid, (b,), (np.int32(size), members, dg.indptr, dg.indices, colors)
+        )
+
+
+def cf(dg: runtime.DeviceGraph, *, block_size: int = 256) -> Coloring:
+    """Communication-free coloring: tile passes until no cross-tile conflict, then pull-down."""
+    check_block_size(block_size, "cf")
+    cp = runtime.cupy()
+    n, b = dg.n, block_size
+    colors = cp.full(n, -1, dtype=np.int32)
+    if n == 0:
+        return Coloring(colors, 0, {"active": []})
+    tiles = runtime.kernel(FAMILY, "cf_tiles")
+    list_tiles = runtime.kernel(FAMILY, "cf_list_tiles")
+    conflicts = runtime.kernel(FAMILY, "cf_conflicts")
+    positions = runtime.kernel(FAMILY, "cf_positions")
+    shared = b * 12  # per tile vertex: an 8-byte priority and a 4-byte color
+    losers = cp.empty(n, dtype=np.int32)
+    pos = cp.full(n, -1, dtype=np.int32)
+    count = cp.zeros(1, dtype=np.int32)
+    graph = (dg.indptr, dg.indices)
+    listed = [n]  # vertices the next pass colors
+
+    def step(rnd: int) -> int:
+        size = np.int32(listed[0])
+        grid = (runtime.grid_for(listed[0], b),)
+        count.fill(0)
+        if rnd == 0:
+            tiles(grid, (b,), (size, *graph, colors), shared_mem=shared)
+            conflicts(grid, (b,), (size, pos, np.int32(1), *graph, colors, losers, count))
+        else:
+            current = cp.sort(losers[: listed[0]])  # sorted: tiles do not depend on timing
+            positions(grid, (b,), (size, current, pos, np.int32(1)))
+            base = np.int32(rnd * b)
+            list_tiles(grid, (b,), (size, current, pos, *graph, colors, base), shared_mem=shared)
+            conflicts(grid, (b,), (size, current, np.int32(0), *graph, colors, losers, count))
+            positions(grid, (b,), (size, current, pos, np.int32(0)))
+        listed[0] = int(count.get()[0])
+        return listed[0]
+
+    passes, active = runtime.run_rounds(step, cap=n + 1, algorithm="cf", colors=colors)
+    _pull_down(dg, colors, passes * b, b)
+    return Coloring(colors, passes, {"active": active})
+
+
+register(
+    AlgorithmSpec(
+        name="cf",
+        backend="gpu",
+        family="independent set (luby-cf-eec289q-report) communication free",
+        run=cf,
+        params=(),
+        deterministic=True,
+        block_size_matters=True,
+        default_block_size=256,
+        iterations_meaning="tile passes (the pull-down pass not counted)",
+        description="Communication-free: block-local coloring in shared memory, cross-block "
+        "conflicts recolored with fresh colors, then a greedy pull-down",
+    )
+)
