@@ -1,0 +1,69 @@
+"""File plumbing shared by the readers and writers: gzip by extension, error translation."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+
+from gcbench.errors import InputError
+
+# Pairs formatted per write call: bounds the text held in memory while writing.
+_WRITE_BATCH = 1 << 20
+
+
+def is_gzip(path: Path) -> bool:
+    return path.name.lower().endswith(".gz")
+
+
+def open_binary(path: Path) -> IO[bytes]:
+    """Open ``path`` for reading bytes, decompressing when its name ends in ``.gz``."""
+    try:
+        return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise InputError(f"cannot open graph file {path}: {exc.strerror or exc}") from exc
+
+
+@contextmanager
+def read_errors(path: Path) -> Iterator[None]:
+    """Turn decompression and I/O failures while reading ``path`` into one-line InputErrors."""
+    try:
+        yield
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise InputError(
+            f"graph file {path} is not a complete gzip stream ({exc}); download or copy it again"
+        ) from exc
+    except OSError as exc:
+        raise InputError(f"cannot read graph file {path}: {exc.strerror or exc}") from exc
+
+
+def is_empty(path: Path) -> bool:
+    """True when ``path`` holds no bytes once decompressed."""
+    with read_errors(path), open_binary(path) as handle:
+        return handle.read(1) == b""
+
+
+@contextmanager
+def open_writer(path: Path) -> Iterator[IO[bytes]]:
+    """Open ``path`` for writing bytes, gzip-compressed when its name ends in ``.gz``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if is_gzip(path):
+        with gzip.open(path, "wb", compresslevel=6) as handle:
+            yield handle
+    else:
+        with open(path, "wb") as handle:
+            yield handle
+
+
+def write_pairs(handle: IO[bytes], first: np.ndarray, second: np.ndarray, prefix: str = "") -> None:
+    """Write one ``<prefix>a b`` line per pair, formatting a batch of pairs per call."""
+    line = prefix + "%d %d\n"
+    for start in range(0, first.size, _WRITE_BATCH):
+        stop = min(start + _WRITE_BATCH, first.size)
+        pairs = np.column_stack((first[start:stop], second[start:stop])).ravel().tolist()
+        handle.write(((line * (stop - start)) % tuple(pairs)).encode("ascii"))
