@@ -117,10 +117,10 @@ def _extract_zip(archive: Path, wanted: str, target: Path, url: str) -> bool:
         infos = zf.infolist()
         for info in infos:
             reason = unsafe_reason(info.filename)
-            mode = info.external_attr >> 16
-            if reason is None and stat.S_ISLNK(mode):
+            kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded
+            if reason is None and kind == stat.S_IFLNK:
                 reason = "a link"
-            elif reason is None and mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            elif reason is None and kind not in (0, stat.S_IFREG, stat.S_IFDIR):
                 reason = "a device, fifo or other special file"
             if reason:
                 raise _refuse(url, info.filename, reason)

@@ -127,3 +127,13 @@ def test_failed_refresh_keeps_the_cached_graph(server, make, data):
         load_remote("ss:Test/tiny", data_dir=data, offline=False, refresh=True)
     kept = load_remote("ss:Test/tiny", data_dir=data, offline=True)
     assert kept.m == first.m
+
+
+def test_unreadable_format_is_refused_before_downloading(server, data, monkeypatch):
+    from gcbench.fetch import remote
+
+    monkeypatch.setitem(remote.SNAP_FILES, "odd", remote.SnapFile("odd.zip", "edges.parquet"))
+    with pytest.raises(FetchError, match="a format gcbench cannot read yet") as info:
+        load_remote("snap:odd", data_dir=data, offline=False)
+    one_line(info)
+    assert server.requests == []
