@@ -126,14 +126,6 @@ def server(tmp_path, monkeypatch):
         thread.join(timeout=5)
 
 
-@pytest.fixture
-def data(tmp_path, monkeypatch) -> Path:
-    """An empty data directory (GCBENCH_DATA)."""
-    path = tmp_path / "data"
-    monkeypatch.setenv("GCBENCH_DATA", str(path))
-    return path
-
-
 class Make:
     """Builders for the files the tests serve (exposed through the ``make`` fixture)."""
 

@@ -31,7 +31,7 @@ def zipped_entry(monkeypatch):
     monkeypatch.setitem(remote.SNAP_FILES, "tarred", remote.SnapFile("t.tar.gz", "edges.txt"))
 
 
-def test_member_of_a_zip_is_read(server, make, data, zipped_entry, leftovers):
+def test_member_of_a_zip_is_read(server, make, data_dir, zipped_entry, leftovers):
     matrix = make.random_matrix(40, 150, 4)
     text = make.edge_list_gz(matrix)
     import gzip
@@ -39,25 +39,25 @@ def test_member_of_a_zip_is_read(server, make, data, zipped_entry, leftovers):
     server.put(
         "snap/zipped.zip", zipped({"data/README": b"hi", "data/edges.txt": gzip.decompress(text)})
     )
-    graph = load_remote("snap:zipped", data_dir=data, offline=False)
+    graph = load_remote("snap:zipped", data_dir=data_dir, offline=False)
     indptr, indices = make.expected_csr(matrix)
     np.testing.assert_array_equal(graph.indptr, indptr)
     np.testing.assert_array_equal(graph.indices, indices)
-    assert [p.name for p in leftovers(data) if p.is_file()] == ["zipped.npz"]
+    assert [p.name for p in leftovers(data_dir) if p.is_file()] == ["zipped.npz"]
 
 
-def test_member_of_a_tarball_is_found_by_base_name(server, make, data, zipped_entry):
+def test_member_of_a_tarball_is_found_by_base_name(server, make, data_dir, zipped_entry):
     import gzip
 
     matrix = make.random_matrix(20, 60, 5)
     body = gzip.decompress(make.edge_list_gz(matrix))
     server.put("snap/t.tar.gz", make.tarball([("deep/dir/edges.txt", body)]))
-    graph = load_remote("snap:tarred", data_dir=data, offline=False)
+    graph = load_remote("snap:tarred", data_dir=data_dir, offline=False)
     np.testing.assert_array_equal(graph.indices, make.expected_csr(matrix)[1])
 
 
 @pytest.mark.parametrize("evil", ["../edges.txt", "/abs/edges.txt", "link"])
-def test_unsafe_zip_is_refused(server, data, zipped_entry, leftovers, evil):
+def test_unsafe_zip_is_refused(server, data_dir, zipped_entry, leftovers, evil):
     members = {"edges.txt": b"0 1\n"}
     links: tuple[str, ...] = ()
     if evil == "link":
@@ -66,5 +66,5 @@ def test_unsafe_zip_is_refused(server, data, zipped_entry, leftovers, evil):
         members[evil] = b"0 1\n"
     server.put("snap/zipped.zip", zipped(members, links))
     with pytest.raises(FetchError, match="refused: member"):
-        load_remote("snap:zipped", data_dir=data, offline=False)
-    assert leftovers(data) == []
+        load_remote("snap:zipped", data_dir=data_dir, offline=False)
+    assert leftovers(data_dir) == []

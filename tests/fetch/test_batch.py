@@ -33,27 +33,27 @@ def test_parse_ssstats_reads_rows_after_the_two_header_lines(make):
     ]
 
 
-def test_lookup_is_exact_with_case_insensitive_suggestions(collection, data):
-    exact, similar = catalogue.lookup("Test", "tiny", data_dir=data)
+def test_lookup_is_exact_with_case_insensitive_suggestions(collection, data_dir):
+    exact, similar = catalogue.lookup("Test", "tiny", data_dir=data_dir)
     assert exact.spec == "ss:Test/tiny" and [m.spec for m in similar] == ["ss:Other/Tiny"]
-    exact, similar = catalogue.lookup("Test", "tin", data_dir=data)  # no substring matches
+    exact, similar = catalogue.lookup("Test", "tin", data_dir=data_dir)  # no substring matches
     assert exact is None and similar == []
-    assert (data / "ss" / "ssstats.csv").is_file()
+    assert (data_dir / "ss" / "ssstats.csv").is_file()
     assert "ssgetpy" not in sys.modules  # a mirror is configured: ssgetpy is never imported
 
 
-def test_catalogue_that_is_not_one_is_refused(server, data):
+def test_catalogue_that_is_not_one_is_refused(server, data_dir):
     server.put("files/ssstats.csv", "<html>maintenance</html>\n")
     with pytest.raises(FetchError, match="not a SuiteSparse catalogue"):
-        catalogue.lookup("Test", "tiny", data_dir=data)
-    assert not (data / "ss" / "ssstats.csv").exists()
+        catalogue.lookup("Test", "tiny", data_dir=data_dir)
+    assert not (data_dir / "ss" / "ssstats.csv").exists()
 
 
-def test_fetch_all_reports_each_spec_and_carries_on(collection, server, make, data):
+def test_fetch_all_reports_each_spec_and_carries_on(collection, server, make, data_dir):
     seen = []
     results = fetch_all(
         ["ss:Test/tiny", "ss:Test/Tiny", "snap:absent", "gen:cycle?n=5", "ss:Test/tiny"],
-        data_dir=data,
+        data_dir=data_dir,
         progress=False,
         on_result=seen.append,
     )
@@ -76,29 +76,29 @@ def test_fetch_all_reports_each_spec_and_carries_on(collection, server, make, da
     assert (tiny.n, tiny.m, tiny.url) == (60, expected_m, f"{server.url}/MM/Test/tiny.tar.gz")
     assert server.count("/MM/Test/Tiny.tar.gz") == 0  # refused before any download
 
-    again = fetch_all(["ss:Test/tiny"], data_dir=data)
+    again = fetch_all(["ss:Test/tiny"], data_dir=data_dir)
     assert again[0].status == "cached" and again[0].url == tiny.url
     assert server.count("/MM/Test/tiny.tar.gz") == 1
-    forced = fetch_all(["ss:Test/tiny"], data_dir=data, force=True, progress=False)
+    forced = fetch_all(["ss:Test/tiny"], data_dir=data_dir, force=True, progress=False)
     assert forced[0].status == "downloaded"
     assert server.count("/MM/Test/tiny.tar.gz") == 2
 
 
-def test_fetch_without_a_catalogue_lets_the_download_decide(server, make, data):
+def test_fetch_without_a_catalogue_lets_the_download_decide(server, make, data_dir):
     server.put(
         "MM/Test/tiny.tar.gz",
         make.tarball([("tiny/tiny.mtx", make.mtx_text(make.random_matrix(9, 20, 1)))]),
     )
-    (result,) = fetch_all(["ss:Test/tiny"], data_dir=data, progress=False)
+    (result,) = fetch_all(["ss:Test/tiny"], data_dir=data_dir, progress=False)
     assert result.status == "downloaded"
     assert server.count("/files/ssstats.csv") == 1
 
 
-def test_cached_graphs_lists_spec_size_and_source(collection, server, make, data):
+def test_cached_graphs_lists_spec_size_and_source(collection, server, make, data_dir):
     server.put("snap/wiki-Tiny.txt.gz", make.edge_list_gz(make.random_matrix(30, 90, 2)))
-    fetch_all(["ss:Test/tiny", "snap:wiki-Tiny"], data_dir=data, progress=False)
-    (data / "stray.npz").write_bytes(b"not a cache")
-    listed = cached_graphs(data)
+    fetch_all(["ss:Test/tiny", "snap:wiki-Tiny"], data_dir=data_dir, progress=False)
+    (data_dir / "stray.npz").write_bytes(b"not a cache")
+    listed = cached_graphs(data_dir)
     assert [(g.spec, g.source, g.stale) for g in listed] == [
         ("snap:wiki-Tiny", f"{server.url}/snap/wiki-Tiny.txt.gz", False),
         ("ss:Test/tiny", f"{server.url}/MM/Test/tiny.tar.gz", False),
@@ -108,4 +108,4 @@ def test_cached_graphs_lists_spec_size_and_source(collection, server, make, data
     for g in listed:
         graph = load_cache(g.path, spec=g.spec)
         assert (g.n, g.m, g.bytes) == (graph.n, graph.m, g.path.stat().st_size)
-    assert cached_graphs(data / "nowhere") == []
+    assert cached_graphs(data_dir / "nowhere") == []

@@ -18,7 +18,7 @@ def gcbench(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_fetch_then_list_graphs(server, make, data, tmp_path):
+def test_fetch_then_list_graphs(server, make, data_dir, tmp_path):
     server.put("files/ssstats.csv", make.ssstats([("Test", "tiny", 60, 60, 400)]))
     tar = make.tarball([("tiny/tiny.mtx", make.mtx_text(make.random_matrix(60, 400, 0)))])
     server.put("MM/Test/tiny.tar.gz", tar)
@@ -52,7 +52,7 @@ def test_fetch_then_list_graphs(server, make, data, tmp_path):
     assert rows[0].endswith(f"{server.url}/snap/wiki-Tiny.txt.gz")
 
 
-def test_fetch_failure_is_one_line_and_exit_1(server, make, data):
+def test_fetch_failure_is_one_line_and_exit_1(server, make, data_dir):
     server.put("files/ssstats.csv", make.ssstats([("Test", "tiny", 60, 60, 400)]))
     done = gcbench("fetch", "ss:Test/tyni")
     assert done.returncode == 1
@@ -64,7 +64,7 @@ def test_fetch_failure_is_one_line_and_exit_1(server, make, data):
     ]
 
 
-def test_fetch_needs_specs_and_list_graphs_says_when_empty(data):
+def test_fetch_needs_specs_and_list_graphs_says_when_empty(data_dir):
     done = gcbench("fetch")
     assert done.returncode == 2 and "give graph specs" in done.stderr
     empty = gcbench("list", "graphs")

@@ -17,37 +17,37 @@ def one_line(exc: pytest.ExceptionInfo) -> str:
     return text
 
 
-def test_404_leaves_nothing_and_names_the_url(server, data, leftovers):
+def test_404_leaves_nothing_and_names_the_url(server, data_dir, leftovers):
     with pytest.raises(FetchError) as info:
-        load_remote("ss:Test/missing", data_dir=data, offline=False)
+        load_remote("ss:Test/missing", data_dir=data_dir, offline=False)
     text = one_line(info)
     assert "HTTP 404" in text and f"{server.url}/MM/Test/missing.tar.gz" in text
-    assert leftovers(data) == []
+    assert leftovers(data_dir) == []
 
 
-def test_html_page_with_status_200_is_refused(server, data, leftovers):
+def test_html_page_with_status_200_is_refused(server, data_dir, leftovers):
     page = "<!DOCTYPE html><html><body>Matrix not found</body></html>"
     server.put("MM/Test/tiny.tar.gz", page)
     server.put("snap/page.txt.gz", page)
     for spec in ("ss:Test/tiny", "snap:page"):
         with pytest.raises(FetchError, match="returned an HTML page") as info:
-            load_remote(spec, data_dir=data, offline=False)
+            load_remote(spec, data_dir=data_dir, offline=False)
         one_line(info)
-    assert leftovers(data) == []
+    assert leftovers(data_dir) == []
 
 
-def test_unreachable_host_message(monkeypatch, data, leftovers):
+def test_unreachable_host_message(monkeypatch, data_dir, leftovers):
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     monkeypatch.setenv("GCBENCH_SUITESPARSE_URL", f"http://127.0.0.1:{port}")
     with pytest.raises(FetchError) as info:
-        load_remote("ss:Test/tiny", data_dir=data, offline=False)
+        load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
     assert one_line(info) == (
         f"cannot reach 127.0.0.1:{port} (connection refused); use a local path or a gen: spec, "
         "or --offline to run stand-ins"
     )
-    assert leftovers(data) == []
+    assert leftovers(data_dir) == []
 
 
 def _link(name: str, kind: bytes, target: str) -> tarfile.TarInfo:
@@ -73,7 +73,7 @@ def _fifo(name: str) -> tarfile.TarInfo:
         "fifo",
     ],
 )
-def test_unsafe_tarballs_are_refused(server, make, data, tmp_path, leftovers, evil):
+def test_unsafe_tarballs_are_refused(server, make, data_dir, tmp_path, leftovers, evil):
     outside = tmp_path / "outside" / "planted.txt"
     outside.parent.mkdir()
     members = {
@@ -87,53 +87,53 @@ def test_unsafe_tarballs_are_refused(server, make, data, tmp_path, leftovers, ev
     # the unsafe member comes after the wanted one: it must still poison the archive
     server.put("MM/Test/tiny.tar.gz", make.tarball([good, members[evil]]))
     with pytest.raises(FetchError, match="refused: member") as info:
-        load_remote("ss:Test/tiny", data_dir=data, offline=False)
+        load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
     one_line(info)
     assert not outside.exists()
     assert list(outside.parent.iterdir()) == []
-    assert leftovers(data) == []
+    assert leftovers(data_dir) == []
 
 
-def test_truncated_tarball_is_refused(server, make, data, leftovers):
+def test_truncated_tarball_is_refused(server, make, data_dir, leftovers):
     tar = make.tarball([("tiny/tiny.mtx", make.mtx_text(make.random_matrix(200, 4000, 0)))])
     server.put("MM/Test/tiny.tar.gz", tar[: len(tar) // 2])
     with pytest.raises(FetchError, match="corrupt or truncated") as info:
-        load_remote("ss:Test/tiny", data_dir=data, offline=False)
+        load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
     one_line(info)
-    assert leftovers(data) == []
+    assert leftovers(data_dir) == []
 
 
-def test_archive_without_the_matrix_is_refused(server, make, data, leftovers):
+def test_archive_without_the_matrix_is_refused(server, make, data_dir, leftovers):
     server.put("MM/Test/tiny.tar.gz", make.tarball([("tiny/README", b"no matrix here")]))
     with pytest.raises(FetchError, match="no member tiny/tiny.mtx"):
-        load_remote("ss:Test/tiny", data_dir=data, offline=False)
-    assert leftovers(data) == []
+        load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
+    assert leftovers(data_dir) == []
 
 
-def test_unreadable_matrix_is_a_fetch_error(server, make, data, leftovers):
+def test_unreadable_matrix_is_a_fetch_error(server, make, data_dir, leftovers):
     server.put("MM/Test/tiny.tar.gz", make.tarball([("tiny/tiny.mtx", b"not a matrix\n")]))
     with pytest.raises(FetchError, match="cannot read it") as info:
-        load_remote("ss:Test/tiny", data_dir=data, offline=False)
+        load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
     one_line(info)
-    assert leftovers(data) == []
+    assert leftovers(data_dir) == []
 
 
-def test_failed_refresh_keeps_the_cached_graph(server, make, data):
+def test_failed_refresh_keeps_the_cached_graph(server, make, data_dir):
     tar = make.tarball([("tiny/tiny.mtx", make.mtx_text(make.random_matrix(10, 30, 0)))])
     server.put("MM/Test/tiny.tar.gz", tar)
-    first = load_remote("ss:Test/tiny", data_dir=data, offline=False)
+    first = load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
     server.status["/MM/Test/tiny.tar.gz"] = 404
     with pytest.raises(FetchError):
-        load_remote("ss:Test/tiny", data_dir=data, offline=False, refresh=True)
-    kept = load_remote("ss:Test/tiny", data_dir=data, offline=True)
+        load_remote("ss:Test/tiny", data_dir=data_dir, offline=False, refresh=True)
+    kept = load_remote("ss:Test/tiny", data_dir=data_dir, offline=True)
     assert kept.m == first.m
 
 
-def test_unreadable_format_is_refused_before_downloading(server, data, monkeypatch):
+def test_unreadable_format_is_refused_before_downloading(server, data_dir, monkeypatch):
     from gcbench.fetch import remote
 
     monkeypatch.setitem(remote.SNAP_FILES, "odd", remote.SnapFile("odd.zip", "edges.parquet"))
     with pytest.raises(FetchError, match="a format gcbench cannot read yet") as info:
-        load_remote("snap:odd", data_dir=data, offline=False)
+        load_remote("snap:odd", data_dir=data_dir, offline=False)
     one_line(info)
     assert server.requests == []

@@ -81,12 +81,12 @@ def test_a_hung_server_times_out(server, tmp_path):
     assert list(tmp_path.glob("slow*")) == []
 
 
-def test_load_remote_resumes_a_dropped_tarball(server, make, data):
+def test_load_remote_resumes_a_dropped_tarball(server, make, data_dir):
     matrix = make.random_matrix(300, 20_000, 3)
     tar = make.tarball([("tiny/tiny.mtx", make.mtx_text(matrix))])
     server.put("MM/Test/tiny.tar.gz", tar)
     server.drop_after["/MM/Test/tiny.tar.gz"] = (len(tar) // 3, 1)
-    graph = load_remote("ss:Test/tiny", data_dir=data, offline=False)
+    graph = load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
     assert server.requests[1] == ("/MM/Test/tiny.tar.gz", f"bytes={len(tar) // 3}-")
     indptr, indices = make.expected_csr(matrix)
     np.testing.assert_array_equal(graph.indptr, indptr)

@@ -23,7 +23,7 @@ def assert_same(graph, matrix, make):
     np.testing.assert_array_equal(graph.indices, indices)
 
 
-def test_suitesparse_download_cache_load(server, make, data, leftovers):
+def test_suitesparse_download_cache_load(server, make, data_dir, leftovers):
     matrix, url = serve_suitesparse(server, make)
     graph = load_graph("ss:Test/tiny")
     assert_same(graph, matrix, make)
@@ -31,61 +31,61 @@ def test_suitesparse_download_cache_load(server, make, data, leftovers):
     assert graph.source == url
     assert graph.normalisation.directed
     # only the cache file remains: no tarball, no extracted .mtx, no temporary directory
-    cache = data / "ss" / "Test" / "tiny.npz"
-    assert [p for p in leftovers(data) if p.is_file()] == [cache]
-    assert not (data / ".tmp").exists()
+    cache = data_dir / "ss" / "Test" / "tiny.npz"
+    assert [p for p in leftovers(data_dir) if p.is_file()] == [cache]
+    assert not (data_dir / ".tmp").exists()
 
 
-def test_snap_download_cache_load(server, make, data):
+def test_snap_download_cache_load(server, make, data_dir):
     matrix = make.random_matrix(50, 300, 1)
     url = server.put("snap/wiki-Tiny.txt.gz", make.edge_list_gz(matrix))
-    graph = load_remote("snap:wiki-Tiny", data_dir=data, offline=False)
+    graph = load_remote("snap:wiki-Tiny", data_dir=data_dir, offline=False)
     assert_same(graph, matrix, make)
     assert (graph.name, graph.source) == ("snap:wiki-Tiny", url)
-    assert (data / "snap" / "wiki-Tiny.npz").is_file()
+    assert (data_dir / "snap" / "wiki-Tiny.npz").is_file()
 
 
-def test_snap_community_graph_uses_the_snap_path(server, make, data):
+def test_snap_community_graph_uses_the_snap_path(server, make, data_dir):
     matrix = make.random_matrix(40, 200, 2)
     url = server.put("snap/bigdata/communities/com-lj.ungraph.txt.gz", make.edge_list_gz(matrix))
-    graph = load_remote("snap:com-LiveJournal", data_dir=data, offline=False)
+    graph = load_remote("snap:com-LiveJournal", data_dir=data_dir, offline=False)
     assert graph.source == url
     assert_same(graph, matrix, make)
 
 
-def test_cached_graph_needs_no_network(server, make, data):
+def test_cached_graph_needs_no_network(server, make, data_dir):
     matrix, _ = serve_suitesparse(server, make)
-    first = load_remote("ss:Test/tiny", data_dir=data, offline=False)
+    first = load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
     seen = len(server.requests)
     assert seen == 1
-    again = load_remote("ss:Test/tiny", data_dir=data, offline=False)
-    offline = load_remote("ss:Test/tiny", data_dir=data, offline=True)
+    again = load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
+    offline = load_remote("ss:Test/tiny", data_dir=data_dir, offline=True)
     assert len(server.requests) == seen
     for graph in (again, offline):
         np.testing.assert_array_equal(graph.indices, first.indices)
         assert graph.source == first.source
 
 
-def test_refresh_downloads_again(server, make, data):
+def test_refresh_downloads_again(server, make, data_dir):
     serve_suitesparse(server, make)
-    load_remote("ss:Test/tiny", data_dir=data, offline=False)
+    load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
     matrix, _ = serve_suitesparse(server, make, seed=5)
-    graph = load_remote("ss:Test/tiny", data_dir=data, offline=False, refresh=True)
+    graph = load_remote("ss:Test/tiny", data_dir=data_dir, offline=False, refresh=True)
     assert server.count("/MM/Test/tiny.tar.gz") == 2
     assert_same(graph, matrix, make)
 
 
-def test_offline_without_cache_makes_no_request(server, data, leftovers):
+def test_offline_without_cache_makes_no_request(server, data_dir, leftovers):
     with pytest.raises(FetchError, match=r"not in the cache .* --offline") as info:
-        load_remote("ss:Test/tiny", data_dir=data, offline=True)
+        load_remote("ss:Test/tiny", data_dir=data_dir, offline=True)
     assert "gen: spec" in str(info.value) and "\n" not in str(info.value)
     assert server.requests == []
-    assert leftovers(data) == []
+    assert leftovers(data_dir) == []
 
 
-def test_spec_names_cannot_escape_the_cache(data):
+def test_spec_names_cannot_escape_the_cache(data_dir):
     from gcbench.errors import SpecError
 
     for spec in ("ss:../etc/passwd", "ss:Group/..", "snap:..", "ss:/abs/x", "ss:a/b/c"):
         with pytest.raises(SpecError):
-            load_remote(spec, data_dir=data, offline=False)
+            load_remote(spec, data_dir=data_dir, offline=False)
