@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import stat
 import zipfile
@@ -26,16 +27,14 @@ def zipped(members: dict[str, bytes], links: tuple[str, ...] = ()) -> bytes:
 
 
 @pytest.fixture
-def zipped_entry(monkeypatch):
+def archive_entries(monkeypatch):
     monkeypatch.setitem(remote.SNAP_FILES, "zipped", remote.SnapFile("zipped.zip", "edges.txt"))
     monkeypatch.setitem(remote.SNAP_FILES, "tarred", remote.SnapFile("t.tar.gz", "edges.txt"))
 
 
-def test_member_of_a_zip_is_read(server, make, data_dir, zipped_entry, leftovers):
+def test_member_of_a_zip_is_read(server, make, data_dir, archive_entries, leftovers):
     matrix = make.random_matrix(40, 150, 4)
     text = make.edge_list_gz(matrix)
-    import gzip
-
     server.put(
         "snap/zipped.zip", zipped({"data/README": b"hi", "data/edges.txt": gzip.decompress(text)})
     )
@@ -46,9 +45,7 @@ def test_member_of_a_zip_is_read(server, make, data_dir, zipped_entry, leftovers
     assert [p.name for p in leftovers(data_dir) if p.is_file()] == ["zipped.npz"]
 
 
-def test_member_of_a_tarball_is_found_by_base_name(server, make, data_dir, zipped_entry):
-    import gzip
-
+def test_member_of_a_tarball_is_found_by_base_name(server, make, data_dir, archive_entries):
     matrix = make.random_matrix(20, 60, 5)
     body = gzip.decompress(make.edge_list_gz(matrix))
     server.put("snap/t.tar.gz", make.tarball([("deep/dir/edges.txt", body)]))
@@ -57,7 +54,7 @@ def test_member_of_a_tarball_is_found_by_base_name(server, make, data_dir, zippe
 
 
 @pytest.mark.parametrize("evil", ["../edges.txt", "/abs/edges.txt", "link"])
-def test_unsafe_zip_is_refused(server, data_dir, zipped_entry, leftovers, evil):
+def test_unsafe_zip_is_refused(server, data_dir, archive_entries, leftovers, evil):
     members = {"edges.txt": b"0 1\n"}
     links: tuple[str, ...] = ()
     if evil == "link":
