@@ -1,10 +1,10 @@
 // cf: communication-free coloring (luby-cf §"Communication free").
 //
-// Pass 0 (cf_tiles): each block colors its own tile of T = blockDim.x consecutive vertices in
-// shared memory, seeing only the neighbours inside the tile. Cross-tile edges may then conflict;
-// cf_conflicts lists one endpoint of each (the lower hash32) and pass p (cf_list_tiles) colors
-// that sorted list, tiled again, with the fresh colors [p*T, p*T + T), until no conflict is
-// left. Finally cf_pull_* pull colors down one color class at a time (greedy first fit).
+// Pass 0 (cf_tiles): each block colors its own tile of T consecutive vertices in shared memory,
+// seeing only the neighbours inside the tile. Cross-tile edges may then conflict; cf_conflicts
+// lists one endpoint of each (the lower hash32) and pass p (cf_list_tiles) colors that list,
+// tiled again, with the fresh colors [p*T, p*T + T), until no conflict is left. Finally
+// cf_pull_* pull colors down one color class at a time (greedy first fit).
 #include "common.cuh"
 
 __device__ __forceinline__ int lower_bound(const int* __restrict__ indices, int first, int last,
@@ -18,126 +18,140 @@ __device__ __forceinline__ int lower_bound(const int* __restrict__ indices, int 
     return first;
 }
 
-// Pass 0: tiles are id ranges [lo, hi), so a sorted row's in-tile neighbours are one run [a, b).
-struct RangeTile {
-    const int* __restrict__ indices;
-    int a, b, lo;
-    __device__ int degree() const { return b - a; }
-    template <class F> __device__ void each(F f) const
-    {
-        for (int e = a; e < b; e++)
-            if (!f(__ldg(indices + e) - lo)) return;
-    }
-};
+// A tile in shared memory: per slot an 8-byte priority, a color, this round's pick, and the
+// slot's in-tile neighbours as the range [a, b) of `ids` (local slot = ids[e] - lo). 24 bytes.
+struct Tile {
+    unsigned long long* key;
+    int *color, *pick, *a, *b;
+    const int* __restrict__ ids;
+    int lo, count;  // slots 0..count-1 hold vertices
 
-// Later passes: tiles are runs [lo, hi) of the conflict list; pos[u] is u's place in it, or -1.
-struct ListTile {
-    const int* __restrict__ indices;
-    const int* __restrict__ pos;
-    int a, b, lo, hi;
-    template <class F> __device__ void each(F f) const
+    __device__ static Tile carve(int width, const int* ids, int lo, int count)
     {
-        for (int e = a; e < b; e++) {
-            const int p = __ldg(pos + __ldg(indices + e));
-            if (p >= lo && p < hi && !f(p - lo)) return;
-        }
+        extern __shared__ unsigned long long tile_sh[];
+        int* rest = reinterpret_cast<int*>(tile_sh + width);
+        return Tile{tile_sh, rest, rest + width, rest + 2 * width, rest + 3 * width, ids, lo, count};
     }
-    __device__ int degree() const
+    // Slot s holds vertex v; its in-tile neighbours are ids[a..b).
+    __device__ void place(int s, int v, int first, int last) const
     {
-        int d = 0;
-        each([&](int) { d++; return true; });
-        return d;
+        key[s] = ((unsigned long long)(last - first) << 32) | gcb_hash32((unsigned int)v);
+        color[s] = GCB_UNCOLORED;
+        a[s] = first;
+        b[s] = last;
     }
-};
-
-// The smallest color no in-tile neighbour holds (at most the in-tile degree).
-template <class Tile> __device__ int first_fit(const Tile& tile, const int* color_sh)
-{
-    for (int off = 0;; off += 32) {
-        unsigned int used = 0;
-        tile.each([&](int s) {
-            const unsigned int c = (unsigned int)(color_sh[s] - off);
-            if (c < 32u) used |= 1u << c;
-            return true;
-        });
-        if (~used) return off + __ffs(~used) - 1;
+    template <class F> __device__ void each(int s, F f) const
+    {
+        for (int e = a[s]; e < b[s]; e++)
+            if (!f(__ldg(ids + e) - lo)) return;
     }
-}
-
-// Jones-Plassmann with first fit inside one tile, in shared memory: in each local round a vertex
-// whose priority (in-tile degree, hash32(v)) beats every uncolored in-tile neighbour's takes the
-// smallest color none of them holds. Priorities are distinct (hash32 is a bijection), so every
-// round colors the tile's top vertex and the loop ends within T rounds. All threads of the block
-// call this; padding threads (real == false) stand for no vertex.
-template <class Tile>
-__device__ int color_tile(const Tile& tile, bool real, int v, unsigned long long* key_sh,
-                          int* color_sh)
-{
-    const int t = threadIdx.x;
-    const unsigned long long mine =
-        real ? ((unsigned long long)tile.degree() << 32) | gcb_hash32((unsigned int)v) : 0ull;
-    key_sh[t] = mine;
-    color_sh[t] = real ? GCB_UNCOLORED : 0;
-    bool open = real;
-    while (__syncthreads_or(open)) {
-        int pick = GCB_UNCOLORED;
-        if (open) {
-            bool top = true;
-            tile.each([&](int s) {
-                top = !(color_sh[s] == GCB_UNCOLORED && key_sh[s] > mine);
-                return top;
+    // The smallest color no in-tile neighbour of s holds (at most its in-tile degree).
+    __device__ int first_fit(int s) const
+    {
+        for (int off = 0;; off += 32) {
+            unsigned int used = 0;
+            each(s, [&](int t) {
+                const unsigned int c = (unsigned int)(color[t] - off);
+                if (c < 32u) used |= 1u << c;
+                return true;
             });
-            if (top) pick = first_fit(tile, color_sh);
-        }
-        __syncthreads();  // every read of this round before any write
-        if (pick != GCB_UNCOLORED) {
-            color_sh[t] = pick;
-            open = false;
+            if (~used) return off + __ffs(~used) - 1;
         }
     }
-    return color_sh[t];
-}
+    // Jones-Plassmann with first fit inside the tile: each local round, every slot whose
+    // priority (in-tile degree, hash32(v)) beats all its uncolored in-tile neighbours takes the
+    // smallest color none of them holds. Priorities are distinct (hash32 is a bijection), so a
+    // round colors at least the top uncolored slot and the loop ends within `count` rounds.
+    // Called by every thread of the block after all slots are placed; thread t owns slots
+    // t, t + blockDim.x, ...
+    __device__ void color_all() const
+    {
+        for (;;) {
+            __syncthreads();  // placements and last round's writes before any read
+            bool open = false;
+            for (int s = threadIdx.x; s < count; s += blockDim.x) {
+                pick[s] = GCB_UNCOLORED;
+                if (color[s] != GCB_UNCOLORED) continue;
+                open = true;
+                const unsigned long long mine = key[s];
+                bool top = true;
+                each(s, [&](int t) {
+                    top = !(color[t] == GCB_UNCOLORED && key[t] > mine);
+                    return top;
+                });
+                if (top) pick[s] = first_fit(s);
+            }
+            if (!__syncthreads_or(open)) return;  // every read of this round before any write
+            for (int s = threadIdx.x; s < count; s += blockDim.x)
+                if (pick[s] != GCB_UNCOLORED) color[s] = pick[s];
+        }
+    }
+};
 
-// Pass 0 over tiles of consecutive ids. Dynamic shared memory: blockDim.x * 12 bytes.
-extern "C" __global__ void cf_tiles(const int n, const int* __restrict__ indptr,
+// Pass 0 over tiles of `width` consecutive ids; in a sorted row the in-tile neighbours of v are
+// one run, found by binary search. Dynamic shared memory: width * 24 bytes.
+extern "C" __global__ void cf_tiles(const int n, const int width, const int* __restrict__ indptr,
                                     const int* __restrict__ indices, int* __restrict__ colors)
 {
-    extern __shared__ unsigned long long key_sh[];
-    int* color_sh = reinterpret_cast<int*>(key_sh + blockDim.x);
-    const int width = blockDim.x, tiles = (n + width - 1) / width;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const int lo = tile * width, hi = lo + min(width, n - lo);
-        const int v = lo + threadIdx.x;
-        const bool real = v < hi;
-        int a = 0, b = 0;
-        if (real) {
-            const int last = __ldg(indptr + v + 1);
-            a = lower_bound(indices, __ldg(indptr + v), last, lo);
-            b = lower_bound(indices, a, last, hi);
+    const int tiles = (n + width - 1) / width;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const int lo = t * width, count = min(width, n - lo);
+        const Tile tile = Tile::carve(width, indices, lo, count);
+        for (int s = threadIdx.x; s < count; s += blockDim.x) {
+            const int v = lo + s, last = __ldg(indptr + v + 1);
+            const int a = lower_bound(indices, __ldg(indptr + v), last, lo);
+            tile.place(s, v, a, lower_bound(indices, a, last, lo + count));
         }
-        const int c = color_tile(RangeTile{indices, a, b, lo}, real, v, key_sh, color_sh);
-        if (real) colors[v] = c;
+        tile.color_all();
+        for (int s = threadIdx.x; s < count; s += blockDim.x) colors[lo + s] = tile.color[s];
+        __syncthreads();  // before the next tile reuses the shared memory
     }
 }
 
-// Pass p >= 1 over tiles of the sorted conflict list, colors offset by `base`.
-extern "C" __global__ void cf_list_tiles(const int count, const int* __restrict__ list,
-                                         const int* __restrict__ pos,
-                                         const int* __restrict__ indptr,
-                                         const int* __restrict__ indices,
-                                         int* __restrict__ colors, const int base)
+// In-tile degree (fill == 0) or in-tile neighbours (fill != 0, at adj[offsets[i]..]) of every
+// list entry, tiles being runs of `width` list entries and pos[u] u's place in the list or -1.
+extern "C" __global__ void cf_tile_adjacency(const int count, const int width,
+                                             const int* __restrict__ list,
+                                             const int* __restrict__ pos,
+                                             const int* __restrict__ indptr,
+                                             const int* __restrict__ indices, const int fill,
+                                             int* __restrict__ degree,
+                                             const int* __restrict__ offsets,
+                                             int* __restrict__ adj)
 {
-    extern __shared__ unsigned long long key_sh[];
-    int* color_sh = reinterpret_cast<int*>(key_sh + blockDim.x);
-    const int width = blockDim.x, tiles = (count + width - 1) / width;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const int lo = tile * width, hi = lo + min(width, count - lo);
-        const int i = lo + threadIdx.x;
-        const bool real = i < hi;
-        const int v = real ? __ldg(list + i) : 0;
-        const int a = real ? __ldg(indptr + v) : 0, b = real ? __ldg(indptr + v + 1) : 0;
-        const int c = color_tile(ListTile{indices, pos, a, b, lo, hi}, real, v, key_sh, color_sh);
-        if (real) colors[v] = base + c;
+    const int i = gcb_tid();
+    if (i >= count) return;
+    const int v = __ldg(list + i), lo = i / width * width, hi = min(lo + width, count);
+    int d = 0, at = fill ? __ldg(offsets + i) : 0;
+    const int end = __ldg(indptr + v + 1);
+    for (int e = __ldg(indptr + v); e < end; e++) {
+        const int p = __ldg(pos + __ldg(indices + e));
+        if (p < lo || p >= hi) continue;
+        if (fill) adj[at++] = p - lo;
+        else d++;
+    }
+    if (!fill) degree[i] = d;
+}
+
+// Pass p >= 1 over tiles of `width` entries of the conflict list, with the in-tile adjacency
+// built by cf_tile_adjacency; colors offset by `base`.
+extern "C" __global__ void cf_list_tiles(const int count, const int width,
+                                         const int* __restrict__ list,
+                                         const int* __restrict__ offsets,
+                                         const int* __restrict__ adj, int* __restrict__ colors,
+                                         const int base)
+{
+    const int tiles = (count + width - 1) / width;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const int lo = t * width, in = min(width, count - lo);
+        const Tile tile = Tile::carve(width, adj, 0, in);
+        for (int s = threadIdx.x; s < in; s += blockDim.x)
+            tile.place(s, __ldg(list + lo + s), __ldg(offsets + lo + s),
+                       __ldg(offsets + lo + s + 1));
+        tile.color_all();
+        for (int s = threadIdx.x; s < in; s += blockDim.x)
+            colors[__ldg(list + lo + s)] = base + tile.color[s];
+        __syncthreads();
     }
 }
 

@@ -44,17 +44,18 @@ def on_gpu(tmp_path_factory):
     return get
 
 
-def run(on_gpu, spec: str, block_size: int = 256):
+def run(on_gpu, spec: str, block_size: int = 256, **params):
     graph, prepared = on_gpu(spec)
-    outcome = execute(algorithms.get("cf"), prepared, block_size, {})
+    algo = algorithms.get("cf")
+    outcome = execute(algo, prepared, block_size, algo.resolve_params(params))
     return graph, outcome
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("block_size", [32, 256, 1024])
+@pytest.mark.parametrize(("block_size", "tile"), [(32, 32), (256, 2048), (1024, 1000)])
 @pytest.mark.parametrize("spec", SPECS)
-def test_valid_on_every_family(on_gpu, spec, block_size):
-    graph, outcome = run(on_gpu, spec, block_size)
+def test_valid_on_every_family(on_gpu, spec, block_size, tile):
+    graph, outcome = run(on_gpu, spec, block_size, tile=tile)
     check = validate(graph, outcome.colors)
     assert check.valid and outcome.validation.valid, (check, outcome.validation)
     active = outcome.coloring.trace["active"]
@@ -69,14 +70,14 @@ def test_valid_on_every_family(on_gpu, spec, block_size):
 
 @pytest.mark.gpu
 def test_one_tile_needs_one_pass(on_gpu):
-    graph, outcome = run(on_gpu, "gen:complete?n=200", 256)
+    graph, outcome = run(on_gpu, "gen:complete?n=200", 64, tile=200)
     assert outcome.coloring.iterations == 1
     assert validate(graph, outcome.colors).colors == 200
 
 
 @pytest.mark.gpu
 def test_cross_tile_conflicts_are_recolored_in_more_passes(on_gpu):
-    graph, outcome = run(on_gpu, "gen:complete?n=200", 32)
+    graph, outcome = run(on_gpu, "gen:complete?n=200", 64, tile=32)
     assert outcome.coloring.iterations > 1
     assert outcome.coloring.trace["active"][0] > 0
     assert validate(graph, outcome.colors).colors == 200
