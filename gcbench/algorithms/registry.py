@@ -7,7 +7,7 @@ all. GPU modules must not import CuPy at module level, so the registry loads wit
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -67,6 +67,14 @@ class Param:
 
 RunFn = Callable[..., Coloring]
 
+REDUCE_MODES: tuple[str, ...] = ("none", "h1", "h2", "both")
+REDUCE_PARAM = Param(
+    "reduce",
+    "none",
+    choices=REDUCE_MODES,
+    help="color reduction after coloring (ecl-gc §4): heuristic 1, 2, or both",
+)
+
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
@@ -77,6 +85,8 @@ class AlgorithmSpec:
     ``block_size`` is passed only when ``block_size_matters`` or the backend is GPU.
     ``setup(graph_or_device_graph)``, when given, builds per-graph structures once (e.g. an
     edge list in ``DeviceGraph.extras``); it is timed with the transfer, not the algorithm.
+    Every spec has the ``reduce`` parameter (:data:`REDUCE_PARAM`); unless ``native_reduce``,
+    ``run`` never sees it and the runner applies :mod:`gcbench.algorithms.reduction` itself.
     """
 
     name: str
@@ -91,6 +101,7 @@ class AlgorithmSpec:
     iterations_meaning: str = "rounds"
     description: str = ""
     setup: Callable[[Any], None] | None = None
+    native_reduce: bool = False
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -111,7 +122,10 @@ _REGISTRY: dict[str, AlgorithmSpec] = {}
 
 
 def register(spec: AlgorithmSpec) -> AlgorithmSpec:
-    """Add ``spec`` to the registry (replacing one of the same name, e.g. in tests)."""
+    """Add ``spec`` to the registry (replacing one of the same name, e.g. in tests), with the
+    ``reduce`` parameter appended unless it declares one; returns the registered spec."""
+    if not any(p.name == REDUCE_PARAM.name for p in spec.params):
+        spec = replace(spec, params=(*spec.params, REDUCE_PARAM))
     _REGISTRY[spec.name] = spec
     return spec
 
