@@ -33,7 +33,7 @@ def _blank(c: int) -> bool:
 
 
 @numba.njit(cache=True, nogil=True)
-def _scan_block(buf, tag, comments, first, second):  # pragma: no cover - compiled
+def _scan_block(buf, tag, comments, first, second):
     """Parse ``[tag] a b [ignored...]`` lines of ``buf``; returns (pairs, bad line, problem).
 
     Blank lines and lines whose first character is in ``comments`` are skipped; ``tag`` < 0

@@ -11,10 +11,6 @@ from gcbench.formats._io import open_binary, open_writer, write_pairs
 from gcbench.formats._scan import scan_pairs
 from gcbench.graph import Graph, from_edges
 
-# Ids up to this multiple of the entry count are relabelled with a presence table (O(max id))
-# instead of hashing; both give the same order.
-_DENSE_FACTOR = 4
-
 
 def read_edgelist(path: Path, *, name: str) -> Graph:
     """Read an edge list; vertex i is the i-th smallest id that occurs in the file.
@@ -34,7 +30,9 @@ def relabel(first: np.ndarray, second: np.ndarray) -> tuple[int, np.ndarray, np.
     """Map the ids that occur to 0..n-1 in increasing order; returns (n, first, second)."""
     low = min(int(first.min()), int(second.min()))
     high = max(int(first.max()), int(second.max()))
-    if low >= 0 and high < _DENSE_FACTOR * (first.size + second.size):
+    # Ids below the number of endpoints (the SNAP norm) go through a presence table no larger
+    # than the id arrays; others are hashed. Both give the same order.
+    if low >= 0 and high < first.size + second.size:
         present = np.zeros(high + 1, dtype=np.bool_)
         present[first] = True
         present[second] = True
