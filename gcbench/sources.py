@@ -56,9 +56,9 @@ class GraphSpec:
         return f"{self.kind}:{self.name}"
 
 
-def parse_spec(spec: str) -> GraphSpec:
+def parse_spec(spec: str | os.PathLike[str]) -> GraphSpec:
     """Parse and check ``spec``; unknown kinds, families, parameters or bad values → SpecError."""
-    text = spec.strip()
+    text = str(spec).strip()
     kind, sep, rest = text.partition(":")
     if not text:
         raise SpecError("empty graph spec; give gen:FAMILY?k=v, ss:GROUP/NAME, snap:NAME or a path")
