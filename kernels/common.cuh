@@ -19,9 +19,10 @@ __device__ __forceinline__ int gcb_stride() { return gridDim.x * blockDim.x; }
 // Warp-aggregated increment of a global counter: one atomic per warp instead of one per lane.
 __device__ __forceinline__ void gcb_count(int* __restrict__ counter, bool flag)
 {
-    const unsigned int mask = __ballot_sync(__activemask(), flag);
+    const unsigned int active = __activemask();  // read once: the lanes that take part
+    const unsigned int mask = __ballot_sync(active, flag);
     const int lane = threadIdx.x & 31;
-    const int leader = __ffs(__activemask()) - 1;
+    const int leader = __ffs(active) - 1;
     if (lane == leader && mask) atomicAdd(counter, __popc(mask));
 }
 
