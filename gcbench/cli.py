@@ -13,6 +13,7 @@ import click
 import numpy as np
 
 from gcbench.errors import GcbenchError
+from gcbench.report import FORMATS as REPORT_FORMATS
 
 
 class _Group(click.Group):
@@ -267,3 +268,31 @@ def _size(count: int) -> str:
     if exponent == 0:
         return f"{count} B"
     return f"{count / 1024**exponent:.1f} {('KiB', 'MiB', 'GiB', 'TiB')[exponent - 1]}"
+
+
+@main.command(name="report")
+@click.argument("csvs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--baseline", default=None,
+              help="Algorithm (or configuration) speedups are relative to [default: cusparse "
+                   "if present, else the slowest algorithm common to all graphs].")  # fmt: skip
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Directory for summary.csv, summary.md and PNG plots.")  # fmt: skip
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS),
+              default="table", show_default=True, help="How to print the report.")  # fmt: skip
+def report_(csvs: tuple[Path, ...], baseline: str | None, out: Path | None, fmt: str) -> None:
+    """Tables, speedups and plots from result CSVs (default: the newest in results/)."""
+    from rich.console import Console
+
+    from gcbench.report import report
+
+    rep = report(csvs, baseline=baseline, out=out, format=fmt)
+    rendered = rep.render()
+    if isinstance(rendered, str):
+        click.echo(rendered, nl=False)
+    else:
+        Console().print(rendered)
+    if fmt == "csv":
+        for note in rep.notes:
+            click.echo(f"note: {note}", err=True)
+    for path in rep.written:
+        click.echo(f"wrote {path}", err=True)

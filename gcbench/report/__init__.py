@@ -1,0 +1,110 @@
+"""``gcbench report``: tables, speedups and plots from result CSVs (DESIGN §5, docs/report.md).
+
+:func:`report` takes the command's arguments and returns a :class:`Report` of DataFrames;
+nothing here prints. pandas, rich and matplotlib are imported only when a report is made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gcbench.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.console import RenderableType
+
+FORMATS = ("table", "markdown", "csv")
+RESULTS_DIR = Path("results")
+
+
+@dataclass(frozen=True)
+class Report:
+    """The aggregated results.
+
+    ``rows``: every input row (typed). ``summary``: one row per graph × algorithm × params ×
+    block size (statistics, status counts, speedup, relative colors, throughput).
+    ``means``: speedup means per group label across graphs. ``winners``: per graph.
+    ``block_sizes``: best/worst block size per graph × configuration swept. ``pareto``: per
+    graph. ``traces``: the sibling trace rows or None. ``written``: files made under ``out``.
+    """
+
+    rows: pd.DataFrame
+    summary: pd.DataFrame
+    means: pd.DataFrame
+    winners: pd.DataFrame
+    block_sizes: pd.DataFrame
+    pareto: pd.DataFrame
+    traces: pd.DataFrame | None
+    baseline: str | None
+    sources: tuple[Path, ...]
+    notes: tuple[str, ...]
+    format: str
+    written: tuple[Path, ...] = ()
+
+    def render(self) -> RenderableType | str:
+        """The report in its ``format``: rich tables, or markdown / CSV text."""
+        from gcbench.report import tables
+
+        if self.format == "table":
+            return tables.rich_tables(self)
+        if self.format == "markdown":
+            return tables.markdown(self)
+        return tables.summary_csv(self.summary)
+
+
+def report(
+    csvs: Sequence[str | Path] = (),
+    *,
+    baseline: str | None = None,
+    out: str | Path | None = None,
+    format: str = "table",
+) -> Report:
+    """Aggregate result CSVs (default: the newest in ``results/``) into a :class:`Report`.
+
+    ``baseline`` names the algorithm (or configuration, or label) speedups are relative to;
+    by default ``cusparse`` when present, else the slowest algorithm common to all graphs.
+    ``out`` is a directory to receive ``summary.csv``, ``summary.md`` and PNG plots.
+    """
+    from gcbench.report import aggregate, load, plots, tables
+
+    if format not in FORMATS:
+        raise InputError(f"unknown report format {format!r}; use one of {'|'.join(FORMATS)}")
+    paths = tuple(Path(p) for p in csvs) or (load.newest_csv(RESULTS_DIR),)
+    rows, notes = load.read_results(paths)
+    summary = aggregate.summarise(rows)
+    chosen, why = aggregate.choose_baseline(summary, baseline)
+    notes.append(why)
+    notes += aggregate.add_comparisons(summary, chosen)
+    rep = Report(
+        rows=rows,
+        summary=summary,
+        means=aggregate.speedup_means(summary),
+        winners=aggregate.winners(summary),
+        block_sizes=aggregate.best_block_sizes(summary),
+        pareto=aggregate.pareto(summary),
+        traces=load.read_traces(paths),
+        baseline=chosen,
+        sources=paths,
+        notes=tuple(notes),
+        format=format,
+    )
+    if out is None:
+        return rep
+    directory = Path(out)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create report directory {directory}: {exc.strerror}") from None
+    best = aggregate.best_block_per_config(summary)
+    images = plots.write_plots(summary, best, rep.traces, chosen, directory)
+    (directory / "summary.csv").write_text(tables.summary_csv(summary))
+    md = directory / "summary.md"
+    md.write_text(tables.markdown(rep, [p.name for p in images]))
+    return replace(rep, written=(directory / "summary.csv", md, *images))
+
+
+__all__ = ["FORMATS", "Report", "report"]

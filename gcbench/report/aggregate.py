@@ -1,0 +1,303 @@
+"""Aggregate per-repetition rows into per-configuration statistics and comparisons.
+
+A *configuration* is algorithm + params (``config``, e.g. ``ecl-gc[shortcuts=none]``), and a
+*group* is a configuration on one graph at one block size (``label``, e.g.
+``ecl-gc[shortcuts=none]@256``; CPU rows have no ``@``). Timing statistics use only ``ok``
+rows; every other status is counted per group, never averaged in (docs/report.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from gcbench.bench.results import STATUSES
+from gcbench.errors import InputError
+
+KEYS = ["graph", "algorithm", "params", "block_size"]
+FAILURES = [s for s in STATUSES if s != "ok"]
+DEFAULT_BASELINE = "cusparse"
+
+
+def config_label(algorithm: pd.Series, params: pd.Series) -> pd.Series:
+    """Readable configuration names: ``algo[k=v,k=v]`` from the canonical ``k=v;k=v``,
+    showing only the parameters whose value differs between this algorithm's
+    configurations in the data (``params`` keeps them all); ``algo`` when none differs."""
+    pairs = pd.DataFrame({"algorithm": algorithm, "params": params}).drop_duplicates()
+    names: dict[tuple[str, str], str] = {}
+    for algo, group in pairs.groupby("algorithm"):
+        settings = [dict(kv.split("=", 1) for kv in p.split(";") if kv) for p in group["params"]]
+        keys = sorted(set().union(*settings))
+        varying = [k for k in keys if len({d.get(k) for d in settings}) > 1]
+        for text, d in zip(group["params"], settings, strict=True):
+            shown = ",".join(f"{k}={d[k]}" for k in varying if k in d)
+            names[algo, text] = f"{algo}[{shown}]" if shown else str(algo)
+    return pd.Series(
+        [names[key] for key in zip(algorithm, params, strict=True)], index=algorithm.index
+    )
+
+
+def group_label(config: pd.Series, block_size: pd.Series) -> pd.Series:
+    """``config@block`` for GPU groups, ``config`` where the block size is empty."""
+    block = block_size.astype("string").fillna("")
+    return config.where(block == "", config + "@" + block)
+
+
+def _failure_note(counts: pd.DataFrame) -> pd.Series:
+    """ "3 timeout", "1 invalid, 2 error": the non-ok statuses of each group, or ""."""
+    parts = [np.where(counts[s] > 0, counts[s].astype(str) + " " + s, "") for s in FAILURES]
+    joined = pd.Series([", ".join(p for p in row if p) for row in zip(*parts, strict=True)])
+    return joined.set_axis(counts.index)
+
+
+def summarise(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per group: repetition counts by status and statistics of the ``ok`` rows.
+
+    ``time_ms``, ``transfer_ms``, ``total_ms``, ``colors`` and ``iterations`` are medians
+    over ok rows; ``time_min_ms``, ``time_q1_ms``/``time_q3_ms`` and ``time_iqr_ms`` describe
+    the spread of ``time_ms``. Throughput is n (resp. the CSV's m, undirected edges) per
+    second of median ``time_ms``, in millions.
+    """
+    # CPU rows have no block size; a 0 stands in while grouping so joins match keys exactly.
+    rows = rows.assign(block_size=rows["block_size"].fillna(0))
+    groups = rows.groupby(KEYS, sort=True)
+    out = groups.agg(
+        backend=("backend", "first"),
+        n=("n", "max"),
+        m=("m", "max"),
+        reps=("status", "size"),
+        runs=("run_id", "nunique"),
+        error_message=("error", lambda s: next((e for e in s if e), "")),
+    )
+    counts = rows.groupby([*KEYS, "status"]).size().unstack("status", fill_value=0)
+    out = out.join(counts.reindex(columns=list(STATUSES), fill_value=0))
+    ok = rows[rows["status"] == "ok"].groupby(KEYS)
+    time = ok["time_ms"]
+    stats = pd.DataFrame(
+        {
+            "time_ms": time.median(),
+            "time_min_ms": time.min(),
+            "time_q1_ms": time.quantile(0.25),
+            "time_q3_ms": time.quantile(0.75),
+            "transfer_ms": ok["transfer_ms"].median(),
+            "total_ms": ok["total_ms"].median(),
+            "colors": ok["colors"].median(),
+            "iterations": ok["iterations"].median(),
+        }
+    )
+    out = out.join(stats)
+    out["time_iqr_ms"] = out["time_q3_ms"] - out["time_q1_ms"]
+    out["note"] = _failure_note(out)
+    out = in_graph_order(out.reset_index(), rows["graph"].unique())
+    out["block_size"] = out["block_size"].astype("Int64").replace(0, pd.NA)
+    out["config"] = config_label(out["algorithm"], out["params"])
+    out["label"] = group_label(out["config"], out["block_size"])
+    seconds = out["time_ms"] / 1e3
+    out["mverts_per_s"] = out["n"] / seconds / 1e6
+    out["medges_per_s"] = out["m"] / seconds / 1e6
+    return out
+
+
+def in_graph_order(frame: pd.DataFrame, graphs: Sequence[str]) -> pd.DataFrame:
+    """``frame`` stably sorted so its graphs follow ``graphs`` (the order the run used)."""
+    rank = {g: i for i, g in enumerate(graphs)}
+    return frame.sort_values("graph", key=lambda g: g.map(rank), kind="stable", ignore_index=True)
+
+
+def _matching(summary: pd.DataFrame, name: str) -> pd.Series:
+    """Rows of the baseline ``name``: an algorithm, a configuration or a group label."""
+    for column in ("algorithm", "config", "label"):
+        hit = summary[column] == name
+        if hit.any():
+            return hit
+    return pd.Series(False, index=summary.index)
+
+
+def _best_time_per_graph(summary: pd.DataFrame, mask: pd.Series) -> pd.Series:
+    return summary[mask].groupby("graph")["time_ms"].min().dropna()
+
+
+def choose_baseline(summary: pd.DataFrame, requested: str | None) -> tuple[str | None, str]:
+    """The baseline name and a sentence saying why it was chosen.
+
+    ``requested`` must name an algorithm, configuration or group label in the results.
+    Otherwise ``cusparse`` if it has a valid time somewhere, else the *slowest common*
+    algorithm: among the algorithms with a valid time on the most graphs (all graphs when
+    any algorithm covers them all), the one whose geometric mean over those graphs of its
+    best configuration's median time is largest (ties: by name).
+    """
+    if requested is not None:
+        if not _matching(summary, requested).any():
+            known = ", ".join(sorted(summary["algorithm"].unique()))
+            raise InputError(
+                f"baseline {requested!r} is not in the results (algorithms: {known});"
+                " pass one of them, a configuration or a label to --baseline"
+            )
+        return requested, f"baseline {requested} (--baseline)"
+    if _best_time_per_graph(summary, summary["algorithm"] == DEFAULT_BASELINE).size:
+        return DEFAULT_BASELINE, f"baseline {DEFAULT_BASELINE} (the default when present)"
+    best = summary.groupby(["algorithm", "graph"])["time_ms"].min().dropna()
+    if best.empty:
+        return None, "no speedups: no configuration has a valid time"
+    coverage = best.groupby("algorithm").size()
+    candidates = coverage[coverage == coverage.max()].index
+    n_graphs = summary["graph"].nunique()
+    logmean = np.log(best[candidates]).groupby("algorithm").mean()
+    slowest = logmean.reset_index().sort_values(["time_ms", "algorithm"], ascending=[False, True])
+    name = str(slowest["algorithm"].iloc[0])
+    scope = "all graphs" if coverage.max() == n_graphs else f"{coverage.max()} of {n_graphs} graphs"
+    return name, (
+        f"baseline {name}: no cusparse, so the slowest algorithm with a valid time on {scope}"
+        " (largest geometric mean of its best median time)"
+    )
+
+
+def add_comparisons(summary: pd.DataFrame, baseline: str | None) -> list[str]:
+    """Add ``speedup`` (vs the baseline's best median time on the graph) and ``colors_rel``
+    (median colors / the fewest median colors on the graph) in place; return notes."""
+    notes: list[str] = []
+    fewest = summary.groupby("graph")["colors"].transform("min")
+    summary["colors_rel"] = summary["colors"] / fewest
+    summary["speedup"] = np.nan
+    if baseline is None:
+        return notes
+    base = _best_time_per_graph(summary, _matching(summary, baseline))
+    summary["speedup"] = summary["graph"].map(base) / summary["time_ms"]
+    missing = sorted(set(summary["graph"]) - set(base.index))
+    if missing:
+        notes.append(f"no valid {baseline} time on {', '.join(missing)}: no speedup there")
+    return notes
+
+
+def speedup_means(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per group label: geometric and harmonic means of the speedup across graphs.
+
+    Means use only the graphs where the label has a speedup (``graphs`` says how many), and
+    ``colors_rel_geomean`` is the geometric mean of ``colors_rel`` over the same graphs.
+    """
+    valid = summary.dropna(subset=["speedup"])
+    if valid.empty:
+        return pd.DataFrame(
+            columns=[
+                "label",
+                "graphs",
+                "speedup_geomean",
+                "speedup_hmean",
+                "speedup_min",
+                "speedup_max",
+                "colors_rel_geomean",
+            ]  # fmt: skip
+        )
+    s = valid.groupby("label", sort=False)["speedup"]
+    out = pd.DataFrame(
+        {
+            "graphs": s.size(),
+            "speedup_geomean": np.exp(np.log(valid["speedup"]).groupby(valid["label"]).mean()),
+            "speedup_hmean": s.size() / (1.0 / valid["speedup"]).groupby(valid["label"]).sum(),
+            "speedup_min": s.min(),
+            "speedup_max": s.max(),
+            "colors_rel_geomean": np.exp(
+                np.log(valid["colors_rel"]).groupby(valid["label"]).mean()
+            ),
+        }
+    )
+    return out.sort_values("speedup_geomean", ascending=False).rename_axis("label").reset_index()
+
+
+def winners(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per graph: the fastest group (median time) and the one with fewest colors (ties: faster)."""
+    valid = summary.dropna(subset=["time_ms"])
+    fast = valid.sort_values(["time_ms", "colors", "label"]).groupby("graph").head(1)
+    few = valid.sort_values(["colors", "time_ms", "label"]).groupby("graph").head(1)
+    tried = summary.groupby("graph", sort=False).size().rename("groups")
+    out = fast.set_index("graph")[["label", "time_ms", "speedup", "colors"]].add_prefix("fastest_")
+    out = out.join(few.set_index("graph")[["label", "colors", "time_ms"]].add_prefix("fewest_"))
+    out = out.join(valid.groupby("graph").size().rename("valid_groups"))
+    return tried.to_frame().join(out, how="left").rename_axis("graph").reset_index()
+
+
+def best_block_sizes(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per graph × configuration run at several block sizes: the fastest and slowest one."""
+    gpu = summary.dropna(subset=["block_size", "time_ms"])
+    gpu = gpu[gpu.groupby(["graph", "config"])["block_size"].transform("nunique") > 1]
+    if gpu.empty:
+        return pd.DataFrame(
+            columns=[
+                "graph",
+                "config",
+                "block_sizes",
+                "best_block_size",
+                "best_time_ms",
+                "worst_block_size",
+                "worst_time_ms",
+                "worst_over_best",
+            ]  # fmt: skip
+        )
+    ordered = gpu.sort_values(["graph", "config", "time_ms", "block_size"])
+    grouped = ordered.groupby(["graph", "config"], sort=True)
+    first, last = grouped.head(1).set_index(["graph", "config"]), grouped.tail(1)
+    last = last.set_index(["graph", "config"])
+    out = pd.DataFrame(
+        {
+            "block_sizes": grouped["block_size"].apply(
+                lambda b: ",".join(str(v) for v in sorted(b))
+            ),
+            "best_block_size": first["block_size"],
+            "best_time_ms": first["time_ms"],
+            "worst_block_size": last["block_size"],
+            "worst_time_ms": last["time_ms"],
+        }
+    )
+    out["worst_over_best"] = out["worst_time_ms"] / out["best_time_ms"]
+    return in_graph_order(out.reset_index(), summary["graph"].unique())
+
+
+def pareto(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per graph, the groups no other group beats on both median time and median colors.
+
+    A group is dominated when another has time ≤ and colors ≤ with at least one strictly
+    smaller; among exact (time, colors) ties the first label alphabetically is kept.
+    """
+    valid = summary.dropna(subset=["time_ms", "colors"])
+    ordered = valid.sort_values(["graph", "time_ms", "colors", "label"])
+    best_before = ordered.groupby("graph")["colors"].transform(
+        lambda c: c.cummin().shift(fill_value=np.inf)
+    )
+    front = ordered[ordered["colors"] < best_before]
+    columns = ["graph", "label", "time_ms", "colors", "speedup"]
+    return in_graph_order(front[columns], summary["graph"].unique())
+
+
+def best_block_per_config(summary: pd.DataFrame) -> pd.DataFrame:
+    """Each configuration at its fastest block size per graph (for one bar per configuration).
+
+    Groups with no valid time are kept (one per configuration) so plots can mark them.
+    """
+    ordered = summary.sort_values(["graph", "config", "time_ms", "block_size"], na_position="last")
+    best = ordered.groupby(["graph", "config"], sort=False).head(1)
+    return in_graph_order(best, summary["graph"].unique())
+
+
+def trace_lines(traces: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
+    """The trace rows to draw: per graph × configuration × series, the first recorded
+    repetition (earliest run id, lowest rep) at the configuration's fastest block size on
+    the graph (``best``, from :func:`best_block_per_config`), or at the smallest block size
+    traced where it has no valid time (a timed-out run's trace is the interesting one).
+    Adds ``config`` (as named in ``best``); ordered by graph, series and round.
+    """
+    known = best[["algorithm", "params", "config"]].drop_duplicates()
+    t = traces.merge(known, on=["algorithm", "params"], how="left")
+    t["config"] = t["config"].fillna(config_label(t["algorithm"], t["params"]))
+    t["bs"] = t["block_size"].fillna(0)
+    fastest = best.dropna(subset=["time_ms"])
+    fastest = fastest.assign(chosen=fastest["block_size"].fillna(0).astype(float))
+    t = t.merge(fastest[["graph", "config", "chosen"]], on=["graph", "config"], how="left")
+    t["chosen"] = t["chosen"].fillna(t.groupby(["graph", "config"])["bs"].transform("min"))
+    t = t[t["bs"] == t["chosen"]]
+    first = t.sort_values(["run_id", "rep"]).groupby(["graph", "config", "series"]).head(1)
+    keep = ["run_id", "graph", "config", "series", "rep"]
+    t = t.merge(first[keep], on=keep).sort_values(["series", "round"])
+    t = in_graph_order(t, list(dict.fromkeys([*best["graph"], *t["graph"]])))
+    return t.drop(columns=["bs", "chosen"])

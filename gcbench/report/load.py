@@ -1,0 +1,110 @@
+"""Read result CSVs (DESIGN §5) and their sibling trace files into typed DataFrames."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from gcbench.bench.results import STATUSES, TRACE_COLUMNS, trace_path
+from gcbench.errors import InputError
+
+TRACE_SUFFIX = ".trace.csv"
+NUMERIC = ("n", "m", "max_degree", "avg_degree", "rep", "time_ms", "transfer_ms", "total_ms",
+           "iterations", "colors", "max_color", "conflicts", "uncolored")  # fmt: skip
+# The columns the report reads; a file lacking one of them cannot be reported on.
+NEEDED = ("run_id", "host", "device_name", "graph", "n", "m", "algorithm", "backend", "params",
+          "block_size", "rep", "status", "error", "time_ms", "transfer_ms", "total_ms",
+          "iterations", "colors")  # fmt: skip
+
+
+def newest_csv(directory: Path) -> Path:
+    """The most recently modified results CSV in ``directory`` (trace files excluded)."""
+    found = [p for p in directory.glob("*.csv") if not p.name.endswith(TRACE_SUFFIX)]
+    if not found:
+        raise InputError(
+            f"no results CSV in {directory}/: run `gcbench run` first or name the CSV files"
+        )
+    return max(found, key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def _read(path: Path, needed: Sequence[str], what: str) -> pd.DataFrame:
+    if not path.is_file():
+        raise InputError(f"no such {what} file: {path}")
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot parse {path} as CSV ({exc}); is it a gcbench {what}?") from None
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        hint = (
+            " (a trace file: pass the results CSV beside it)"
+            if path.name.endswith(TRACE_SUFFIX)
+            else ""
+        )
+        raise InputError(
+            f"{path} is not a gcbench {what} file{hint}: missing columns {', '.join(missing)}"
+        )
+    return frame
+
+
+def _block_size(column: pd.Series) -> pd.Series:
+    return pd.to_numeric(column, errors="coerce").astype("Int64")
+
+
+def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
+    """Concatenate result CSVs into one typed frame; also return notes about the merge.
+
+    Numbers become floats (NaN where empty), ``block_size`` a nullable integer (NA for CPU
+    rows), text columns stay strings ("" where empty). Exact duplicate rows (the same file
+    given twice) are dropped and counted.
+    """
+    frames = [_read(Path(p), NEEDED, "results") for p in paths]
+    rows = pd.concat(frames, ignore_index=True)
+    if rows.empty:
+        names = ", ".join(str(p) for p in paths)
+        raise InputError(f"no result rows in {names}: the run recorded nothing yet")
+    unknown = sorted(set(rows["status"]) - set(STATUSES))
+    if unknown:
+        raise InputError(
+            f"unknown status {', '.join(map(repr, unknown))} in {', '.join(map(str, paths))};"
+            f" expected one of {'|'.join(STATUSES)}"
+        )
+    notes: list[str] = []
+    before = len(rows)
+    rows = rows.drop_duplicates(ignore_index=True)
+    if len(rows) < before:
+        notes.append(f"dropped {before - len(rows)} duplicate rows (a file given twice?)")
+    for col in NUMERIC:
+        if col in rows.columns:
+            rows[col] = pd.to_numeric(rows[col], errors="coerce")
+    rows["block_size"] = _block_size(rows["block_size"])
+    runs = rows["run_id"].nunique()
+    if len(paths) > 1 or runs > 1:
+        notes.append(f"merged {len(paths)} file(s) holding {runs} run(s)")
+    for column, what in (("host", "hosts"), ("device_name", "GPUs")):
+        seen = sorted(v for v in rows[column].unique() if v)
+        if len(seen) > 1:
+            notes.append(
+                f"rows from {len(seen)} {what} merged ({', '.join(seen)}):"
+                " their timings are pooled per configuration"
+            )
+    return rows, notes
+
+
+def read_traces(paths: Sequence[Path]) -> pd.DataFrame | None:
+    """The trace rows beside ``paths`` (``series`` defaults to "active"), or None if none."""
+    found = [trace_path(Path(p)) for p in paths if trace_path(Path(p)).is_file()]
+    if not found:
+        return None
+    needed = [c for c in TRACE_COLUMNS if c != "series"]  # older trace files lack it
+    traces = pd.concat([_read(p, needed, "trace") for p in found], ignore_index=True)
+    if "series" not in traces.columns:
+        traces["series"] = "active"
+    traces["series"] = traces["series"].replace("", "active")
+    for col in ("rep", "round", "active"):
+        traces[col] = pd.to_numeric(traces[col], errors="coerce")
+    traces["block_size"] = _block_size(traces["block_size"])
+    traces = traces.dropna(subset=["round", "active"])
+    return None if traces.empty else traces.drop_duplicates(ignore_index=True)

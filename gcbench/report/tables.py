@@ -1,0 +1,240 @@
+"""Report tables as display sections, rendered for rich, markdown or CSV.
+
+Each section is a title and a frame of display strings, so the terminal and markdown show the
+same numbers; CSV output is the raw per-group summary (full precision).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+    from rich.table import Table
+
+    from gcbench.report import Report
+
+MISSING = "—"
+ERROR_CHARS = 60
+NOTE_WIDTH = 32
+UNBOUNDED = 10_000  # console width used to measure a table's natural width
+# Columns a narrow terminal leaves out, first to last.
+DROP_ORDER = ["Medge/s", "min ms", "transfer ms", "its time ms", "worst ms", "IQR ms",
+              "Mvert/s", "harm. mean", "min", "max", "rounds", "colors/best",
+              "colors/best geo. mean", "tried"]  # fmt: skip
+TEXT_HEADERS = frozenset({"configuration", "graph", "fastest", "fewest colors", "note", "tried"})
+
+# The per-group summary's CSV columns, in order (summary.csv and --format csv).
+SUMMARY_COLUMNS = [
+    "graph", "n", "m", "algorithm", "backend", "params", "block_size", "config", "label",
+    "reps", "runs", "ok", "invalid", "error", "timeout", "oom", "unsupported", "note",
+    "time_ms", "time_min_ms", "time_q1_ms", "time_q3_ms", "time_iqr_ms", "transfer_ms",
+    "total_ms", "colors", "iterations", "speedup", "colors_rel", "mverts_per_s",
+    "medges_per_s", "error_message",
+]  # fmt: skip
+
+
+def num(x: float) -> str:
+    """Three significant digits; thousands as whole numbers with separators; NaN as a dash."""
+    if x is None or pd.isna(x):
+        return MISSING
+    x = float(x)
+    if math.isinf(x):
+        return "inf"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+
+def ratio(x: float) -> str:
+    """Two decimals (speedups and relative colors); two significant digits below 0.1."""
+    if pd.isna(x):
+        return MISSING
+    return f"{float(x):.2f}" if abs(float(x)) >= 0.1 else f"{float(x):.2g}"
+
+
+def count(x: float) -> str:
+    """Whole numbers shown as such, medians of two (x.5) with their half."""
+    if pd.isna(x):
+        return MISSING
+    return f"{int(x):,}" if float(x).is_integer() else f"{float(x):.1f}"
+
+
+def _display(frame: pd.DataFrame, columns: Sequence[tuple[str, str, Callable]]) -> pd.DataFrame:
+    """``(source column, header, formatter)`` → a frame of strings with those headers."""
+    return pd.DataFrame(
+        {header: [fmt(v) for v in frame[key]] for key, header, fmt in columns},
+        index=range(len(frame)),
+    )
+
+
+def _why(row: pd.Series) -> str:
+    """The note column: failures per status, plus the first error message when none ran."""
+    if row["ok"] == 0 and row["error_message"]:
+        message = row["error_message"]
+        if len(message) > ERROR_CHARS:
+            message = message[: ERROR_CHARS - 1] + "…"
+        return f"{row['note']}: {message}"
+    return row["note"]
+
+
+RESULT_COLUMNS = [
+    ("label", "configuration", str),
+    ("runs_ok", "ok/reps", str),
+    ("time_ms", "time ms", num),
+    ("time_min_ms", "min ms", num),
+    ("time_iqr_ms", "IQR ms", num),
+    ("transfer_ms", "transfer ms", num),
+    ("colors", "colors", count),
+    ("colors_rel", "colors/best", ratio),
+    ("iterations", "rounds", count),
+    ("speedup", "speedup", ratio),
+    ("mverts_per_s", "Mvert/s", num),
+    ("medges_per_s", "Medge/s", num),
+    ("why", "note", str),
+]
+
+
+def result_sections(summary: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """One section per graph, its groups sorted by median time (no valid time last)."""
+    frame = summary.assign(
+        runs_ok=summary["ok"].astype(str) + "/" + summary["reps"].astype(str),
+        why=summary.apply(_why, axis=1) if len(summary) else "",
+    )
+    sections = []
+    for graph, part in frame.groupby("graph", sort=False):
+        n, m = part["n"].max(), part["m"].max()
+        size = "" if pd.isna(n) else f"  (n = {int(n):,}, m = {int(m):,})"
+        ordered = part.sort_values(["time_ms", "label"], na_position="last")
+        sections.append((f"{graph}{size}", _display(ordered, RESULT_COLUMNS)))
+    return sections
+
+
+def sections(rep: Report) -> list[tuple[str, pd.DataFrame]]:
+    """Every section of the report, in reading order, each a (title, display frame)."""
+    out = result_sections(rep.summary)
+    if not rep.means.empty:
+        out.append((
+            f"Speedup over {rep.baseline} across graphs",
+            _display(rep.means, [
+                ("label", "configuration", str), ("graphs", "graphs", count),
+                ("speedup_geomean", "geo. mean", ratio), ("speedup_hmean", "harm. mean", ratio),
+                ("speedup_min", "min", ratio), ("speedup_max", "max", ratio),
+                ("colors_rel_geomean", "colors/best geo. mean", ratio),
+            ]),
+        ))  # fmt: skip
+    out.append((
+        "Winners per graph",
+        _display(rep.winners, [
+            ("graph", "graph", str), ("fastest_label", "fastest", str),
+            ("fastest_time_ms", "time ms", num), ("fastest_speedup", "speedup", ratio),
+            ("fewest_label", "fewest colors", lambda s: MISSING if pd.isna(s) else s),
+            ("fewest_colors", "colors", count), ("fewest_time_ms", "its time ms", num),
+        ]),
+    ))  # fmt: skip
+    if not rep.block_sizes.empty:
+        out.append((
+            "Best block size",
+            _display(rep.block_sizes, [
+                ("graph", "graph", str), ("config", "configuration", str),
+                ("block_sizes", "tried", str), ("best_block_size", "best", count),
+                ("best_time_ms", "best ms", num), ("worst_block_size", "worst", count),
+                ("worst_time_ms", "worst ms", num), ("worst_over_best", "worst/best", ratio),
+            ]),
+        ))  # fmt: skip
+    out.append((
+        "Pareto front per graph (not beaten on both time and colors)",
+        _display(rep.pareto, [
+            ("graph", "graph", str), ("label", "configuration", str),
+            ("time_ms", "time ms", num), ("colors", "colors", count),
+            ("speedup", "speedup", ratio),
+        ]),
+    ))  # fmt: skip
+    return out
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """A GitHub-flavoured pipe table; numeric-looking columns right-aligned."""
+    headers = list(frame.columns)
+    right = [h not in TEXT_HEADERS for h in headers]
+    lines = [
+        "| " + " | ".join(_md_cell(h) for h in headers) + " |",
+        "| " + " | ".join("---:" if r else "---" for r in right) + " |",
+    ]
+    lines += ["| " + " | ".join(_md_cell(str(v)) for v in row) + " |"
+              for row in frame.itertuples(index=False)]  # fmt: skip
+    return "\n".join(lines)
+
+
+def markdown(rep: Report, images: Sequence[str] = ()) -> str:
+    """The whole report as markdown, with ``images`` (relative PNG paths) at the end."""
+    parts = [f"# gcbench report\n\n{len(rep.sources)} results file(s): "
+             + ", ".join(f"`{p}`" for p in rep.sources)]  # fmt: skip
+    parts += [f"## {title}\n\n{markdown_table(frame)}" for title, frame in sections(rep)]
+    if rep.notes:
+        parts.append("## Notes\n\n" + "\n".join(f"- {note}" for note in rep.notes))
+    if images:
+        parts.append("## Plots\n\n" + "\n\n".join(f"![{i}]({i})" for i in images))
+    return "\n\n".join(parts) + "\n"
+
+
+def summary_csv(summary: pd.DataFrame) -> str:
+    """The per-group summary as CSV text (raw numbers, empty where missing)."""
+    return summary[SUMMARY_COLUMNS].to_csv(index=False)
+
+
+def _rich_table(title: str, frame: pd.DataFrame) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=Text(title, style="bold"), title_justify="left", header_style="bold")
+    for header in frame.columns:
+        justify = "left" if header in TEXT_HEADERS else "right"
+        width = NOTE_WIDTH if header == "note" else None
+        overflow = "fold" if header in TEXT_HEADERS else "ellipsis"
+        table.add_column(Text(header), justify=justify, max_width=width, overflow=overflow)
+    for row in frame.itertuples(index=False):
+        table.add_row(*(Text(str(v)) for v in row))
+    return table
+
+
+class _Fitted:
+    """A table that leaves out its least useful columns (``DROP_ORDER``) until it fits the
+    console, instead of squeezing every cell to an ellipsis."""
+
+    def __init__(self, title: str, frame: pd.DataFrame) -> None:
+        self.title, self.frame = title, frame
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.measure import Measurement
+
+        def natural(table: Table) -> int:
+            return Measurement.get(console, options.update_width(UNBOUNDED), table).maximum
+
+        frame = self.frame
+        droppable = [h for h in DROP_ORDER if h in frame.columns]
+        table = _rich_table(self.title, frame)
+        while droppable and natural(table) > options.max_width:
+            frame = frame.drop(columns=droppable.pop(0))
+            table = _rich_table(self.title, frame)
+        yield table
+
+
+def rich_tables(rep: Report) -> RenderableType:
+    """The report as rich tables (cells as plain text, so ``[k=v]`` is never read as markup).
+
+    On a narrow terminal secondary columns are left out; markdown and CSV keep them all.
+    """
+    from rich.console import Group
+    from rich.text import Text
+
+    items: list[RenderableType] = [_Fitted(title, frame) for title, frame in sections(rep)]
+    if rep.notes:
+        items.append(Text("\n".join(f"note: {n}" for n in rep.notes), style="dim"))
+    return Group(*items)

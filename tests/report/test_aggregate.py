@@ -1,0 +1,285 @@
+"""Aggregation, speedups, winners, block sizes and pareto on hand-written CSVs."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gcbench.errors import InputError
+from gcbench.report import report
+from gcbench.report.aggregate import KEYS
+
+
+def one(frame: pd.DataFrame, **where) -> pd.Series:
+    """The single row of ``frame`` matching ``where``."""
+    mask = np.logical_and.reduce([frame[k] == v for k, v in where.items()])
+    assert mask.sum() == 1, where
+    return frame[mask].iloc[0]
+
+
+def test_summary_matches_direct_pandas(write_csv, row):
+    rng = np.random.default_rng(7)
+    statuses = ["ok"] * 6 + ["invalid", "timeout", "error"]
+    rows = [
+        row(g, a, round(float(rng.uniform(0.1, 50)), 6), rep=r, params=p, block_size=b,
+            status=str(rng.choice(statuses)), colors=int(rng.integers(3, 9)),
+            iterations=int(rng.integers(1, 40)), transfer_ms=float(rng.uniform(0, 1)))
+        for g in ("g1", "g2", "g3")
+        for a, p, b in [("greedy", "order=ff", ""), ("greedy", "order=ldf", ""),
+                        ("jpl", "", 128), ("jpl", "", 256)]
+        for r in range(7)
+    ]  # fmt: skip
+    rep = report([write_csv(rows)])
+    raw = pd.read_csv(write_csv(rows), keep_default_na=False, na_values=[""])
+    raw["params"] = raw["params"].fillna("")
+    raw["block_size"] = raw["block_size"].fillna(0).astype(int)
+    ok = raw[raw.status == "ok"].groupby(KEYS)
+    expected = pd.DataFrame(
+        {
+            "time_ms": ok.time_ms.median(),
+            "time_min_ms": ok.time_ms.min(),
+            "time_q1_ms": ok.time_ms.quantile(0.25),
+            "time_q3_ms": ok.time_ms.quantile(0.75),
+            "total_ms": ok.total_ms.median(),
+            "transfer_ms": ok.transfer_ms.median(),
+            "colors": ok.colors.median(),
+            "iterations": ok.iterations.median(),
+            "ok": ok.size(),
+        }
+    )
+    got = rep.summary.assign(block_size=rep.summary.block_size.fillna(0).astype(int))
+    got = got.set_index(KEYS)
+    assert len(got) == 12 and got["reps"].eq(7).all()
+    for column in expected.columns:
+        pd.testing.assert_series_equal(
+            got.loc[expected.index, column].astype(float), expected[column].astype(float),
+            check_names=False,
+        )  # fmt: skip
+    counts = raw.groupby([*KEYS, "status"]).size().unstack(fill_value=0)
+    for status in counts.columns:
+        assert (got.loc[counts.index, status] == counts[status]).all()
+
+
+def test_single_repetition(write_csv, row):
+    rep = report([write_csv([row("g1", "greedy", 4.0, params="order=ff")])])
+    s = rep.summary.iloc[0]
+    assert (s.time_ms, s.time_min_ms, s.time_iqr_ms, s.ok, s.reps) == (4.0, 4.0, 0.0, 1, 1)
+    assert s.label == "greedy" and s.speedup == 1.0 and s.colors_rel == 1.0
+    assert rep.baseline == "greedy"
+
+
+def test_failed_rows_are_counted_never_averaged(write_csv, mixed_rows):
+    rep = report([write_csv(mixed_rows)])
+    eb1 = one(rep.summary, graph="g1", algorithm="eb-tent")
+    assert math.isnan(eb1.time_ms) and eb1.ok == 0 and eb1.timeout == 3
+    assert eb1.note == "3 timeout" and eb1.error_message == "round cap 100 reached"
+    eb2 = one(rep.summary, graph="g2", algorithm="eb-tent")
+    assert eb2.time_ms == 30 and (eb2.ok, eb2.invalid, eb2.oom) == (1, 1, 1)
+    assert eb2.note == "1 invalid, 1 oom"
+    assert "eb-tent@64" not in set(rep.pareto.label[rep.pareto.graph == "g1"])
+
+
+def test_all_invalid_group_shows_why(write_csv, reps):
+    rows = [
+        *reps("g1", "greedy", [1, 2, 3], params="order=ff"),
+        *reps("g1", "broken", [0.5, 0.6, 0.7], status="invalid", conflicts=3),
+    ]
+    rep = report([write_csv(rows)])
+    broken = one(rep.summary, algorithm="broken")
+    assert broken.ok == 0 and broken.invalid == 3 and broken.note == "3 invalid"
+    assert math.isnan(broken.time_ms) and math.isnan(broken.colors)
+    assert math.isnan(broken.speedup)
+    assert rep.baseline == "greedy"  # the broken algorithm has no valid time to compare to
+    assert rep.winners.iloc[0].fastest_label == "greedy"
+    assert "broken" not in set(rep.means.label) and "broken" not in set(rep.pareto.label)
+
+
+def test_speedups_and_means_by_hand(write_csv, mixed_rows):
+    rep = report([write_csv(mixed_rows)])
+    assert rep.baseline == "cusparse"  # the default when present
+    s = rep.summary.set_index(["graph", "label"])["speedup"]
+    # cusparse medians: g1 11, g2 42
+    assert s["g1", "ecl-gc@128"] == pytest.approx(11 / 3)
+    assert s["g2", "ecl-gc@256"] == pytest.approx(42 / 5)
+    assert s["g1", "greedy"] == pytest.approx(11 / 1.5)
+    assert s["g2", "greedy"] == pytest.approx(2.0)
+    means = rep.means.set_index("label")
+    greedy = means.loc["greedy"]
+    assert greedy.graphs == 2
+    assert greedy.speedup_geomean == pytest.approx(math.sqrt(11 / 1.5 * 2))
+    assert greedy.speedup_hmean == pytest.approx(2 / (1.5 / 11 + 1 / 2))
+    assert (greedy.speedup_min, greedy.speedup_max) == pytest.approx((2.0, 11 / 1.5))
+    eb = means.loc["eb-tent@64"]  # valid on g2 only
+    assert eb.graphs == 1 and eb.speedup_geomean == pytest.approx(42 / 30)
+    assert means.loc["cusparse"].speedup_geomean == pytest.approx(1.0)
+    # colors relative to the fewest per graph (g1: greedy's 3; g2: cusparse's and eb-tent's 5)
+    c = rep.summary.set_index(["graph", "label"])["colors_rel"]
+    assert c["g1", "cusparse"] == pytest.approx(5 / 3) and c["g2", "greedy"] == 7 / 5
+    assert greedy.colors_rel_geomean == pytest.approx(math.sqrt(1 * 7 / 5))
+
+
+def test_throughput_is_per_second_in_millions(write_csv, row):
+    rep = report([write_csv([row("g2", "greedy", 2.0)])])  # n 1000, m 5000, 2 ms
+    s = rep.summary.iloc[0]
+    assert s.mverts_per_s == pytest.approx(1000 / 2e-3 / 1e6)
+    assert s.medges_per_s == pytest.approx(5000 / 2e-3 / 1e6)
+
+
+def test_default_baseline_is_the_slowest_common_algorithm(write_csv, reps):
+    rows = [
+        *reps("g1", "fast", [1.0]), *reps("g2", "fast", [2.0]),
+        *reps("g1", "slow", [3.0]), *reps("g2", "slow", [1.5]),  # geomean 2.12 > 1.41
+        *reps("g1", "slow", [0.5], params="variant=best"),  # its best config counts
+        *reps("g1", "partial", [100.0]),  # slowest, but not run on g2
+    ]  # fmt: skip
+    rep = report([write_csv(rows)])
+    # per graph best: fast 1, 2 (geomean 1.41); slow 0.5, 1.5 (geomean 0.87) -> fast
+    assert rep.baseline == "fast"
+    assert any("slowest algorithm" in n and "all graphs" in n for n in rep.notes)
+    s = rep.summary.set_index(["graph", "label"])["speedup"]
+    assert s["g1", "slow"] == pytest.approx(1 / 3) and s["g1", "partial"] == pytest.approx(0.01)
+    assert s["g1", "slow[variant=best]"] == pytest.approx(2.0)
+
+
+def test_missing_baseline_on_one_graph(write_csv, reps):
+    rows = [
+        *reps("g1", "cusparse", [10.0]),
+        *reps("g2", "cusparse", [None], status="error", error="CUSPARSE_STATUS_INTERNAL_ERROR"),
+        *reps("g1", "jpl", [5.0]), *reps("g2", "jpl", [8.0]),
+    ]  # fmt: skip
+    rep = report([write_csv(rows)])
+    assert rep.baseline == "cusparse"
+    s = rep.summary.set_index(["graph", "label"])["speedup"]
+    assert s["g1", "jpl"] == 2.0 and math.isnan(s["g2", "jpl"])
+    assert any("no valid cusparse time on g2" in n for n in rep.notes)
+    assert rep.means.set_index("label").loc["jpl"].graphs == 1
+
+
+def test_no_cusparse_at_all_falls_back(write_csv, reps):
+    rows = [*reps("g1", "a", [1.0]), *reps("g1", "b", [4.0])]
+    rep = report([write_csv(rows)])
+    assert rep.baseline == "b"
+    assert one(rep.summary, algorithm="a").speedup == 4.0
+
+
+def test_explicit_baseline_by_algorithm_config_or_label(write_csv, mixed_rows):
+    path = write_csv(mixed_rows)
+    by_algo = report([path], baseline="ecl-gc").summary.set_index(["graph", "label"])
+    assert by_algo.speedup["g1", "cusparse"] == pytest.approx(3 / 11)  # ecl-gc best on g1: 3
+    by_label = report([path], baseline="ecl-gc@256")
+    s = by_label.summary.set_index(["graph", "label"]).speedup
+    assert s["g1", "ecl-gc@128"] == pytest.approx(2.0)
+    with pytest.raises(InputError, match="baseline 'nope' is not in the results"):
+        report([path], baseline="nope")
+
+
+def test_winners_per_graph(write_csv, mixed_rows):
+    w = report([write_csv(mixed_rows)]).winners.set_index("graph")
+    assert w.loc["g1"].fastest_label == "greedy" and w.loc["g1"].fastest_time_ms == 1.5
+    assert w.loc["g2"].fastest_label == "ecl-gc@256"
+    assert w.loc["g1"].fewest_label == "greedy" and w.loc["g1"].fewest_colors == 3
+    # g2: cusparse and eb-tent use 5 colors; eb-tent is faster (30 ms vs 42 ms)
+    assert w.loc["g2"].fewest_label == "eb-tent@64" and w.loc["g2"].fewest_colors == 5
+    assert (w.loc["g1"].groups, w.loc["g1"].valid_groups) == (5, 4)
+
+
+def test_best_block_size(write_csv, mixed_rows):
+    b = report([write_csv(mixed_rows)]).block_sizes.set_index("graph")
+    assert list(b.config) == ["ecl-gc"] * 2  # eb-tent ran at one size only
+    assert (b.loc["g1"].best_block_size, b.loc["g1"].worst_block_size) == (128, 256)
+    assert (b.loc["g2"].best_block_size, b.loc["g2"].best_time_ms) == (256, 5.0)
+    assert (
+        b.loc["g1"].worst_over_best == pytest.approx(2.0) and b.loc["g1"].block_sizes == "128,256"
+    )
+
+
+def test_pareto_front(write_csv, row):
+    rows = [
+        row("g1", "a", 1.0, colors=9),
+        row("g1", "b", 2.0, colors=5),
+        row("g1", "c", 3.0, colors=5),  # beaten by b: slower, same colors
+        row("g1", "d", 4.0, colors=4),
+        row("g1", "e", 5.0, colors=9),  # beaten on both by a
+    ]
+    p = report([write_csv(rows)]).pareto
+    assert list(p.label) == ["a", "b", "d"]
+
+
+def test_two_runs_merged_and_duplicates_dropped(write_csv, reps):
+    first = write_csv(reps("g1", "greedy", [1.0, 2.0], run_id="run-a"), "a.csv")
+    second = write_csv(reps("g1", "greedy", [3.0, 4.0, 5.0], run_id="run-b"), "b.csv")
+    rep = report([first, second])
+    s = rep.summary.iloc[0]
+    assert (s.reps, s.runs, s.time_ms, s.time_min_ms) == (5, 2, 3.0, 1.0)
+    assert any("merged 2 file(s) holding 2 run(s)" in n for n in rep.notes)
+    again = report([first, first, second])
+    assert again.summary.iloc[0].reps == 5
+    assert any("dropped 2 duplicate rows" in n for n in again.notes)
+
+
+def test_rows_from_several_gpus_are_flagged(write_csv, row):
+    rows = [row("g1", "jpl", 1.0, device_name="H100"), row("g1", "jpl", 2.0, device_name="H200")]
+    rep = report([write_csv(rows)])
+    assert any("2 GPUs merged (H100, H200)" in n for n in rep.notes)
+
+
+def test_labels_show_the_parameters_that_vary(write_csv, row):
+    rows = [
+        row("g1", "ecl-gc", 1.0, params="reduce=none;shortcuts=none", block_size=256),
+        row("g1", "ecl-gc", 1.0, params="reduce=none;shortcuts=both", block_size=256),
+        row("g1", "ecl-gc", 1.0, params="reduce=h1;shortcuts=both", block_size=128),
+        row("g1", "greedy", 1.0, params="order=ldf;seed=0"),
+        row("g1", "cusparse", 1.0),
+    ]
+    summary = report([write_csv(rows)]).summary
+    assert set(summary.label) == {
+        "ecl-gc[reduce=none,shortcuts=none]@256", "ecl-gc[reduce=none,shortcuts=both]@256",
+        "ecl-gc[reduce=h1,shortcuts=both]@128", "greedy", "cusparse",
+    }  # fmt: skip
+    assert set(summary.params) == {"reduce=none;shortcuts=none", "reduce=none;shortcuts=both",
+                                   "reduce=h1;shortcuts=both", "order=ldf;seed=0", ""}  # fmt: skip
+    only_none = report([write_csv(rows[:1] + rows[3:], "b.csv")]).summary
+    assert set(only_none.label) == {"ecl-gc@256", "greedy", "cusparse"}
+
+
+def test_input_errors(tmp_path, write_csv, monkeypatch, row):
+    with pytest.raises(InputError, match="no such results file"):
+        report([tmp_path / "missing.csv"])
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    with pytest.raises(InputError, match="not a gcbench results file: missing columns run_id"):
+        report([other])
+    header_only = write_csv([], "empty.csv")
+    with pytest.raises(InputError, match="no result rows"):
+        report([header_only])
+    trace = tmp_path / "x.trace.csv"
+    trace.write_text("run_id,graph,algorithm,params,block_size,rep,round,series,active\n")
+    with pytest.raises(InputError, match="a trace file: pass the results CSV beside it"):
+        report([trace])
+    bad = write_csv([row("g1", "a", 1.0, status="finished")], "bad.csv")
+    with pytest.raises(InputError, match="unknown status 'finished'"):
+        report([bad])
+    with pytest.raises(InputError, match="unknown report format"):
+        report([bad], format="html")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match="no results CSV in results/"):
+        report()
+
+
+def test_default_is_the_newest_results_csv(tmp_path, monkeypatch, write_csv, row):
+    results = tmp_path / "results"
+    results.mkdir()
+    old = write_csv([row("g1", "old", 1.0)], "results/20250101T000000Z-quick.csv")
+    new = write_csv([row("g1", "new", 1.0)], "results/20250102T000000Z-quick.csv")
+    write_csv([row("g1", "trace", 1.0)], "results/20250103T000000Z-quick.trace.csv")
+    os.utime(old, (1_000_000, 1_000_000))
+    os.utime(new, (2_000_000, 2_000_000))
+    monkeypatch.chdir(tmp_path)
+    rep = report()
+    assert rep.sources == (Path("results") / new.name,)
+    assert set(rep.summary.algorithm) == {"new"}

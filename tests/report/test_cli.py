@@ -1,0 +1,59 @@
+"""``gcbench report`` run for real, in a subprocess."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def gcbench(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
+           os.environ.get("PYTHONPATH")])), "COLUMNS": "200"}  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "gcbench", "report", *args],
+        capture_output=True, text=True, cwd=cwd, env=env, timeout=120,
+    )  # fmt: skip
+
+
+def test_csv_format_with_a_baseline(tmp_path, write_csv, mixed_rows):
+    done = gcbench(str(write_csv(mixed_rows)), "--format", "csv", "--baseline", "greedy",
+                   cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    frame = pd.read_csv(io.StringIO(done.stdout))
+    assert len(frame) == 10 and "speedup" in frame.columns
+    assert "note: baseline greedy (--baseline)" in done.stderr
+    g1 = frame[(frame.graph == "g1") & (frame.algorithm == "greedy")].iloc[0]
+    assert g1.speedup == 1.0
+
+
+def test_default_newest_table_and_out(tmp_path, write_csv, reps):
+    (tmp_path / "results").mkdir()
+    rows = [*reps("g1", "greedy", [1.0, 2.0], params="order=ff", iterations=""),
+            *reps("g1", "greedy", [3.0], params="order=ldf", iterations="")]  # fmt: skip
+    write_csv(rows, "results/x.csv")
+    done = gcbench("--out", "rep", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Winners per graph" in done.stdout and "greedy[order=ldf]" in done.stdout
+    assert "note: baseline greedy: no cusparse" in done.stdout
+    assert done.stderr.splitlines() == [
+        f"wrote {Path('rep') / name}"
+        for name in ("summary.csv", "summary.md", "time.png", "colors.png", "speedup.png")
+    ]
+    assert "`results/x.csv`" in (tmp_path / "rep" / "summary.md").read_text()
+
+
+def test_errors_are_one_line(tmp_path):
+    done = gcbench(cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "error: no results CSV in results/: run `gcbench run` first or name the CSV files\n"
+    )
+    done = gcbench("--format", "html", cwd=tmp_path)
+    assert done.returncode == 2 and "'html' is not one of" in done.stderr
