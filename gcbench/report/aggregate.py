@@ -19,6 +19,10 @@ from gcbench.errors import InputError
 KEYS = ["graph", "algorithm", "params", "block_size"]
 FAILURES = [s for s in STATUSES if s != "ok"]
 DEFAULT_BASELINE = "cusparse"
+MEANS_COLUMNS = ["label", "graphs", "speedup_geomean", "speedup_hmean", "speedup_min",
+                 "speedup_max", "colors_rel_geomean"]  # fmt: skip
+BLOCK_COLUMNS = ["graph", "config", "block_sizes", "best_block_size", "best_time_ms",
+                 "worst_block_size", "worst_time_ms", "worst_over_best"]  # fmt: skip
 
 
 def config_label(algorithm: pd.Series, params: pd.Series) -> pd.Series:
@@ -46,7 +50,7 @@ def group_label(config: pd.Series, block_size: pd.Series) -> pd.Series:
 
 
 def _failure_note(counts: pd.DataFrame) -> pd.Series:
-    """ "3 timeout", "1 invalid, 2 error": the non-ok statuses of each group, or ""."""
+    """The non-ok statuses of each group as text ("3 timeout", "1 invalid, 2 error") or ""."""
     parts = [np.where(counts[s] > 0, counts[s].astype(str) + " " + s, "") for s in FAILURES]
     joined = pd.Series([", ".join(p for p in row if p) for row in zip(*parts, strict=True)])
     return joined.set_axis(counts.index)
@@ -179,17 +183,7 @@ def speedup_means(summary: pd.DataFrame) -> pd.DataFrame:
     """
     valid = summary.dropna(subset=["speedup"])
     if valid.empty:
-        return pd.DataFrame(
-            columns=[
-                "label",
-                "graphs",
-                "speedup_geomean",
-                "speedup_hmean",
-                "speedup_min",
-                "speedup_max",
-                "colors_rel_geomean",
-            ]  # fmt: skip
-        )
+        return pd.DataFrame(columns=MEANS_COLUMNS)
     s = valid.groupby("label", sort=False)["speedup"]
     out = pd.DataFrame(
         {
@@ -223,18 +217,7 @@ def best_block_sizes(summary: pd.DataFrame) -> pd.DataFrame:
     gpu = summary.dropna(subset=["block_size", "time_ms"])
     gpu = gpu[gpu.groupby(["graph", "config"])["block_size"].transform("nunique") > 1]
     if gpu.empty:
-        return pd.DataFrame(
-            columns=[
-                "graph",
-                "config",
-                "block_sizes",
-                "best_block_size",
-                "best_time_ms",
-                "worst_block_size",
-                "worst_time_ms",
-                "worst_over_best",
-            ]  # fmt: skip
-        )
+        return pd.DataFrame(columns=BLOCK_COLUMNS)
     ordered = gpu.sort_values(["graph", "config", "time_ms", "block_size"])
     grouped = ordered.groupby(["graph", "config"], sort=True)
     first, last = grouped.head(1).set_index(["graph", "config"]), grouped.tail(1)

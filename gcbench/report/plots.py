@@ -50,14 +50,18 @@ def graph_labels(names: Sequence[str], width: int = 16) -> dict[str, str]:
 
 
 def palette(configs: Sequence[str]) -> dict[str, tuple[float, ...]]:
-    """A stable colour per configuration (tab10, tab20 beyond ten, cycling beyond twenty)."""
+    """A colour per configuration: tab10, tab20 beyond ten, evenly spaced turbo beyond twenty."""
     from matplotlib import colormaps
 
+    if len(configs) > 20:
+        spread = colormaps["turbo"](np.linspace(0.05, 0.95, len(configs)))
+        return {c: tuple(colour) for c, colour in zip(configs, spread, strict=True)}
     cmap = colormaps["tab10" if len(configs) <= 10 else "tab20"]
-    return {c: cmap(i % cmap.N) for i, c in enumerate(configs)}
+    return {c: cmap(i) for i, c in enumerate(configs)}
 
 
 def legend_columns(entries: int) -> int:
+    """Legend columns needed for ``entries`` entries at ``LEGEND_ROWS`` per column."""
     return max(1, math.ceil(entries / LEGEND_ROWS))
 
 
@@ -67,7 +71,9 @@ def legend_width_in(labels: Sequence[str]) -> float:
     return legend_columns(len(labels)) * (0.6 + 0.075 * longest)
 
 
-def bar_layout(groups: int, bars: int, labels: Sequence[str]) -> tuple[int, int, tuple]:
+def bar_layout(
+    groups: int, bars: int, labels: Sequence[str]
+) -> tuple[int, int, tuple[float, float]]:
     """(groups per row, rows, figure size in inches) for clusters of ``bars`` bars.
 
     Clusters wrap onto further rows so no figure is wider than ``ROW_WIDTH_IN`` of plot area
@@ -303,7 +309,7 @@ def write_plots(
     written = [
         grouped_bars(best, "time_ms", out / "time.png", colours=colours, log=True,
                      err=("time_q1_ms", "time_q3_ms"),
-                     title="Median time per graph (bars: interquartile range)",
+                     title="Median time per graph (whiskers: interquartile range)",
                      ylabel="median time (ms, log scale)"),
         grouped_bars(best, "colors", out / "colors.png", colours=colours, log=False,
                      title="Colors used per graph", ylabel="colors (median)"),
