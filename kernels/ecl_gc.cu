@@ -1,0 +1,612 @@
+// ECL-GC (Alabandi & Burtscher): Jones-Plassmann largest-degree-first coloring with
+// shortcuts, on persistent asynchronous kernels, plus the color-reduction heuristics
+// (ecl-gc §2-4, Alg. 1-5). The coloring equals serial first-fit greedy in the order
+// (degree, hash32(v), v), largest first (DESIGN §3), for every shortcut setting.
+//
+// State per vertex (only ever monotone: bits are cleared, best colors rise):
+//   posscol[v]  possible colors 0..31, MSB-first (color c is bit 31-c), so the best color
+//               is a count-leading-zeros and the worst one is cleared with x & (x - 1).
+//               A low-degree vertex is colored once one bit is left. A colored high-degree
+//               vertex publishes its color here too (0 when the color is 32 or more).
+//   pending[v]  low degree: the adjacency positions of the higher-priority neighbours still
+//               to resolve, MSB-first, plus bit 0 set once Shortcut 2 dropped an edge to an
+//               uncolored neighbour. High degree: how many in-neighbours remain in dag[].
+//   hstate[v]   high degree only: worst color (= number of in-neighbours) << 32 | best
+//               color while uncolored, COLORED << 32 | color once colored. 32 bits each, so
+//               nothing overflows where the original's 16-bit fields trap.
+//   hbits[]     high degree colors 32..k, word indptr[v] / 32 + c / 32 (the words of two
+//               vertices never overlap because each vertex has at least 32 edges).
+#include "common.cuh"
+
+#ifndef GCB_BLOCK
+#define GCB_BLOCK 512
+#endif
+#ifndef GCB_MIN_BLOCKS
+#define GCB_MIN_BLOCKS 1
+#endif
+
+#define FULL_MASK 0xffffffffu
+#define MSB 0x80000000u
+#define HIGH_DEGREE 32
+#define COLORED 0xffffffffu
+#define USE_SC1 1
+#define USE_SC2 2
+
+// counters[] slots, mirrored in gcbench/algorithms/gpu/ecl_gc.py
+#define C_WORKLIST 0
+#define C_CAPPED 1
+#define C_PASSES_HIGH 2
+#define C_PASSES_LOW 3
+#define C_INIT 4
+#define C_SHORTCUT 5
+#define C_CONVENTIONAL 6
+#define C_RECOLORED 7
+
+__device__ __forceinline__ unsigned lanemask_lt() { return (1u << (threadIdx.x & 31)) - 1u; }
+
+// Colors 0..k as an MSB-first word (all 32 bits once k >= 31).
+__device__ __forceinline__ unsigned first_colors(const int k)
+{
+    return k >= 31 ? FULL_MASK : ~(FULL_MASK >> (k + 1));
+}
+
+// Priority of DESIGN §3: (degree, hash32, id), larger first. Is u before v?
+__device__ __forceinline__ bool precedes(const int u, const int du, const int v, const int dv)
+{
+    if (du != dv) return du > dv;
+    const unsigned hu = gcb_hash32(u), hv = gcb_hash32(v);
+    if (hu != hv) return hu > hv;
+    return u > v;
+}
+
+__device__ __forceinline__ unsigned long long pack(const unsigned hi, const unsigned lo)
+{
+    return ((unsigned long long)hi << 32) | lo;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Alg. 1: priorities, the DAG of higher-priority neighbours, initial possible colors, and the
+// worklist of high-degree vertices. Low-degree vertices at thread granularity, high-degree
+// ones by the whole warp (ballot-compacted into dag[]). Roots (no in-neighbour) take color 0.
+extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_init(
+    const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
+    int* __restrict__ dag, unsigned* __restrict__ posscol, unsigned* __restrict__ pending,
+    unsigned long long* __restrict__ hstate, unsigned* __restrict__ hbits,
+    int* __restrict__ worklist, int* __restrict__ colors, int* __restrict__ counters)
+{
+    const int lane = threadIdx.x & 31;
+    int roots = 0;
+    for (int base = gcb_tid() - lane; base < n; base += gcb_stride()) {
+        const int v = base + lane;
+        int beg = 0, deg = 0;
+        if (v < n) {
+            beg = indptr[v];
+            deg = indptr[v + 1] - beg;
+        }
+        const bool high = v < n && deg >= HIGH_DEGREE;
+        if (v < n && !high) {
+            unsigned active = 0;
+            for (int i = 0; i < deg; i++) {
+                const int u = indices[beg + i];
+                if (precedes(u, indptr[u + 1] - indptr[u], v, deg)) active |= MSB >> i;
+            }
+            const int k = __popc(active);
+            posscol[v] = first_colors(k);
+            pending[v] = active;
+            colors[v] = k == 0 ? 0 : GCB_UNCOLORED;
+            roots += k == 0;
+        }
+        const unsigned highs = __ballot_sync(FULL_MASK, high);
+        if (highs) {
+            int slot = 0;
+            if (lane == 0) slot = atomicAdd(&counters[C_WORKLIST], __popc(highs));
+            slot = __shfl_sync(FULL_MASK, slot, 0);
+            if (high) worklist[slot + __popc(highs & lanemask_lt())] = v;
+        }
+        for (unsigned todo = highs; todo; todo &= todo - 1) {
+            const int src = __ffs(todo) - 1;
+            const int w = __shfl_sync(FULL_MASK, v, src);
+            const int wbeg = __shfl_sync(FULL_MASK, beg, src);
+            const int wdeg = __shfl_sync(FULL_MASK, deg, src);
+            int k = 0;
+            for (int i0 = 0; i0 < wdeg; i0 += 32) {
+                const int i = i0 + lane;
+                int u = 0;
+                bool in = false;
+                if (i < wdeg) {
+                    u = indices[wbeg + i];
+                    in = precedes(u, indptr[u + 1] - indptr[u], w, wdeg);
+                }
+                const unsigned b = __ballot_sync(FULL_MASK, in);
+                if (in) dag[wbeg + k + __popc(b & lanemask_lt())] = u;
+                k += __popc(b);
+            }
+            for (int j = 1 + lane; j <= k / 32; j += 32) hbits[wbeg / 32 + j] = FULL_MASK;
+            if (lane == src) {
+                posscol[w] = first_colors(k);
+                pending[w] = k;
+                hstate[w] = k == 0 ? pack(COLORED, 0) : pack(k, 0);
+                colors[w] = k == 0 ? 0 : GCB_UNCOLORED;
+                roots += k == 0;
+            }
+        }
+    }
+    roots = __reduce_add_sync(FULL_MASK, roots);
+    if (lane == 0 && roots) atomicAdd(&counters[C_INIT], roots);
+}
+
+// First set bit at or above color `from` among colors 32..worst of a high-degree vertex,
+// searched by the whole warp 32 words at a time. A set bit <= worst always exists: at most
+// worst in-neighbours clear one bit each of the worst + 1 colors.
+__device__ __forceinline__ int high_best(const volatile unsigned* __restrict__ words,
+                                         const int from, const int worst, const int lane)
+{
+    const int last = worst / 32;
+    for (int j0 = max(1, from / 32); j0 <= last; j0 += 32) {
+        const int j = j0 + lane;
+        const unsigned x = j <= last ? words[j] : 0u;
+        const unsigned hit = __ballot_sync(FULL_MASK, x != 0);
+        if (hit) {
+            const int src = __ffs(hit) - 1;
+            return (j0 + src) * 32 + __clz(__shfl_sync(FULL_MASK, x, src));
+        }
+    }
+    return worst;
+}
+
+// Alg. 2: the high-degree vertices of the worklist, one warp per vertex, persistent and
+// asynchronous. Colored in-neighbours clear their color and leave dag[] (compacted in
+// place); Shortcut 1 is approximated with each uncolored in-neighbour's [best, worst] range.
+extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_high(
+    const int* __restrict__ indptr, int* __restrict__ dag, volatile unsigned* __restrict__ posscol,
+    volatile unsigned* __restrict__ pending, volatile unsigned long long* __restrict__ hstate,
+    volatile unsigned* __restrict__ hbits, const int* __restrict__ worklist,
+    int* __restrict__ colors, int* __restrict__ counters, int* __restrict__ trace,
+    const int shortcuts, const int cap, const int trace_len)
+{
+    const int lane = threadIdx.x & 31;
+    const int warp = (gcb_tid() - lane) / 32;
+    const int warps = gcb_stride() / 32;
+    const int size = counters[C_WORKLIST];
+    if (size == 0) return;
+    int by_shortcut = 0, conventional = 0, pass = 0;
+    for (bool again = true; again; pass++) {
+        if (pass == cap) {
+            if (lane == 0) atomicExch(&counters[C_CAPPED], 1);
+            break;
+        }
+        again = false;
+        int colored = 0;
+        for (int item = warp; item < size; item += warps) {
+            // per-vertex values are broadcast from lane 0 so that every lane takes the same path
+            const int v = worklist[item];
+            const unsigned long long sv = __shfl_sync(FULL_MASK, hstate[v], 0);
+            if ((unsigned)(sv >> 32) == COLORED) continue;
+            const int worst = (int)(sv >> 32), best = (int)(unsigned)sv;
+            const int beg = indptr[v];
+            const int count = __shfl_sync(FULL_MASK, (int)pending[v], 0);
+            volatile unsigned* const words = hbits + beg / 32;
+            unsigned taken = 0;  // colors < 32 of colored in-neighbours seen by this lane
+            bool blocked = false;  // an uncolored in-neighbour may still take `best`
+            int kept = 0;
+            for (int i0 = 0; i0 < count; i0 += 32) {
+                const int i = i0 + lane;
+                int u = 0;
+                bool keep = false;
+                if (i < count) {
+                    u = dag[beg + i];
+                    const unsigned long long su = hstate[u];
+                    const unsigned hi = (unsigned)(su >> 32), lo = (unsigned)su;
+                    if (hi == COLORED) {
+                        if (lo < 32)
+                            taken |= MSB >> lo;
+                        else if ((int)lo >= best && (int)lo <= worst)
+                            atomicAnd((unsigned*)&words[lo / 32], ~(MSB >> (lo % 32)));
+                    } else {
+                        keep = true;
+                        blocked |= (int)lo <= best && best <= (int)hi;
+                    }
+                }
+                const unsigned b = __ballot_sync(FULL_MASK, keep);
+                if (keep) dag[beg + kept + __popc(b & lanemask_lt())] = u;
+                kept += __popc(b);
+            }
+            taken = __reduce_or_sync(FULL_MASK, taken);
+            blocked = __any_sync(FULL_MASK, blocked);
+            __syncwarp();
+            const unsigned first = __shfl_sync(FULL_MASK, posscol[v], 0) & ~taken;
+            const int nbest = first ? __clz(first) : high_best(words, best, worst, lane);
+            const bool shortcut = (shortcuts & USE_SC1) && kept > 0 && !blocked && nbest == best;
+            if (kept == 0 || shortcut) {
+                if (lane == 0) {
+                    colors[v] = nbest;
+                    posscol[v] = nbest < 32 ? MSB >> nbest : 0u;
+                    hstate[v] = pack(COLORED, nbest);
+                }
+                colored++;
+                by_shortcut += shortcut;
+                conventional += !shortcut;
+            } else {
+                if (lane == 0) {
+                    posscol[v] = first;
+                    pending[v] = kept;
+                    if (nbest != best) hstate[v] = pack(worst, nbest);
+                }
+                again = true;
+            }
+            __syncwarp();
+        }
+        if (lane == 0 && colored) atomicAdd(&trace[min(pass, trace_len - 1)], colored);
+    }
+    if (lane == 0) {
+        atomicMax(&counters[C_PASSES_HIGH], pass);
+        if (by_shortcut) atomicAdd(&counters[C_SHORTCUT], by_shortcut);
+        if (conventional) atomicAdd(&counters[C_CONVENTIONAL], conventional);
+    }
+}
+
+// Alg. 3: every remaining (low-degree) vertex, one thread each, persistent and asynchronous,
+// with 32-bit bitmaps; both shortcuts exact. Runs after ecl_high, so every high-degree
+// neighbour is already colored and published in posscol (0 for colors >= 32).
+// Latency, not bandwidth, bounds a pass: the in-neighbours are read LOW_BATCH at a time so
+// their loads overlap (reading a neighbour early is just an older, still valid, view), and
+// a register mask remembers which of a thread's first 64 vertices are done.
+#define LOW_BATCH 4
+extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
+    const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
+    volatile unsigned* __restrict__ posscol, unsigned* __restrict__ pending,
+    int* __restrict__ colors, int* __restrict__ counters, int* __restrict__ trace,
+    const int shortcuts, const int cap, const int trace_len)
+{
+    if (*(volatile int*)&counters[C_CAPPED]) return;
+    const int lane = threadIdx.x & 31;
+    int by_shortcut = 0, conventional = 0, pass = 0;
+    unsigned long long finished = 0;  // bit j: this thread's j-th vertex is colored
+    for (bool again = true; again; pass++) {
+        if (pass == cap) {
+            if (lane == 0) atomicExch(&counters[C_CAPPED], 1);
+            break;
+        }
+        bool waiting = false;
+        int colored = 0, j = 0;
+        for (int v = gcb_tid(); v < n; v += gcb_stride(), j++) {
+            const unsigned long long me = j < 64 ? 1ull << j : 0ull;
+            if (finished & me) continue;
+            unsigned pcol = posscol[v];
+            if (__popc(pcol) <= 1) {
+                finished |= me;
+                continue;
+            }
+            const int beg = indptr[v];
+            unsigned keep = pending[v];
+            unsigned others = 0;  // union of the possible colors of uncolored in-neighbours
+            for (unsigned todo = keep & ~1u; todo;) {
+                unsigned batch = 0, np[LOW_BATCH];
+                int u[LOW_BATCH];
+#pragma unroll
+                for (int k = 0; k < LOW_BATCH; k++) {
+                    const unsigned bit = todo ? MSB >> __clz(todo) : 0u;
+                    todo ^= bit;
+                    batch |= bit;
+                    u[k] = bit ? indices[beg + __clz(bit)] : v;
+                }
+#pragma unroll
+                for (int k = 0; k < LOW_BATCH; k++) np[k] = posscol[u[k]];
+#pragma unroll
+                for (int k = 0; k < LOW_BATCH; k++) {
+                    if (!batch) break;
+                    const unsigned bit = MSB >> __clz(batch);
+                    batch ^= bit;
+                    if (__popc(np[k]) <= 1) {  // colored: its color is no longer possible
+                        if (pcol & np[k])
+                            pcol ^= np[k];
+                        else if (shortcuts & USE_SC2)
+                            pcol &= pcol - 1;  // the edge never mattered: drop the worst color
+                        keep ^= bit;
+                    } else if ((shortcuts & USE_SC2) && !(pcol & np[k])) {  // Shortcut 2
+                        pcol &= pcol - 1;
+                        keep = (keep ^ bit) | 1u;
+                    } else {
+                        others |= np[k];
+                    }
+                }
+            }
+            const unsigned best = MSB >> __clz(pcol);
+            const bool open = keep & ~1u;
+            const bool shortcut = open && (shortcuts & USE_SC1) && !(best & others);
+            if (!open || shortcut) {
+                pcol = best;
+                colors[v] = __clz(best);
+                finished |= me;
+                colored++;
+                const bool early = shortcut || (keep & 1u);
+                by_shortcut += early;
+                conventional += !early;
+            } else {
+                pending[v] = keep;
+                waiting = true;
+            }
+            posscol[v] = pcol;
+        }
+        colored = __reduce_add_sync(FULL_MASK, colored);
+        if (lane == 0 && colored) atomicAdd(&trace[min(pass, trace_len - 1)], colored);
+        again = __any_sync(FULL_MASK, waiting);
+    }
+    by_shortcut = __reduce_add_sync(FULL_MASK, by_shortcut);
+    conventional = __reduce_add_sync(FULL_MASK, conventional);
+    if (lane == 0) {
+        atomicMax(&counters[C_PASSES_LOW], pass);
+        if (by_shortcut) atomicAdd(&counters[C_SHORTCUT], by_shortcut);
+        if (conventional) atomicAdd(&counters[C_CONVENTIONAL], conventional);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Color reduction (ecl-gc §4). "hic" is the highest color. All kernels take a complete
+// coloring; the host loop lives in gcbench/algorithms/reduction.py.
+
+// Visit the listed vertices (0..count-1 when list is null) for which want(v) holds; combine
+// edge(v, u) over v's neighbours u with OR (or MIN) and call done(v, combined) once per vertex.
+// Vertices of degree >= 32 are traversed by the whole warp, the others by one thread each.
+template <bool MIN, typename Want, typename Edge, typename Done>
+__device__ __forceinline__ void each_vertex(const int count, const int* __restrict__ list,
+                                            const int* __restrict__ indptr,
+                                            const int* __restrict__ indices, Want want, Edge edge,
+                                            Done done)
+{
+    const unsigned identity = MIN ? FULL_MASK : 0u;
+    const int lane = threadIdx.x & 31;
+    for (int base = gcb_tid() - lane; base < count; base += gcb_stride()) {
+        int v = -1, beg = 0, end = 0;
+        if (base + lane < count) {
+            v = list ? list[base + lane] : base + lane;
+            if (want(v)) {
+                beg = indptr[v];
+                end = indptr[v + 1];
+            } else {
+                v = -1;
+            }
+        }
+        const bool big = v >= 0 && end - beg >= 32;
+        if (v >= 0 && !big) {
+            unsigned acc = identity;
+            for (int e = beg; e < end; e++) {
+                const unsigned x = edge(v, indices[e]);
+                acc = MIN ? min(acc, x) : acc | x;
+            }
+            done(v, acc);
+        }
+        for (unsigned todo = __ballot_sync(FULL_MASK, big); todo; todo &= todo - 1) {
+            const int src = __ffs(todo) - 1;
+            const int wv = __shfl_sync(FULL_MASK, v, src);
+            const int wbeg = __shfl_sync(FULL_MASK, beg, src);
+            const int wend = __shfl_sync(FULL_MASK, end, src);
+            unsigned acc = identity;
+            for (int e = wbeg + lane; e < wend; e += 32) {
+                const unsigned x = edge(wv, indices[e]);
+                acc = MIN ? min(acc, x) : acc | x;
+            }
+            acc = MIN ? __reduce_min_sync(FULL_MASK, acc) : __reduce_or_sync(FULL_MASK, acc);
+            if (lane == src) done(wv, acc);
+        }
+    }
+}
+
+// Heuristic 1 (Alg. 4), step 1: near[v] = 1 for every vertex with a hic neighbour.
+extern "C" __global__ void h1_near(const int n, const int* __restrict__ indptr,
+                                   const int* __restrict__ indices, const int* __restrict__ colors,
+                                   const int hic, unsigned char* __restrict__ near)
+{
+    each_vertex<false>(
+        n, nullptr, indptr, indices, [&](int v) { return colors[v] != hic; },
+        [&](int, int u) { return (unsigned)(colors[u] == hic); },
+        [&](int v, unsigned any) { near[v] = (unsigned char)any; });
+}
+
+// Step 2: forbid[x][y] (one bit per y) once a near vertex of color x has a neighbour of color y.
+extern "C" __global__ void h1_forbid(const int n, const int* __restrict__ indptr,
+                                     const int* __restrict__ indices,
+                                     const int* __restrict__ colors, const int hic,
+                                     const unsigned char* __restrict__ near,
+                                     unsigned* __restrict__ forbid, const int words)
+{
+    each_vertex<false>(
+        n, nullptr, indptr, indices, [&](int v) { return near[v] != 0; },
+        [&](int v, int u) {
+            const int x = colors[v], y = colors[u];
+            if (x >= 0 && x < hic && y >= 0 && y < hic) {
+                unsigned* const word = &forbid[(size_t)x * words + y / 32];
+                const unsigned bit = 1u << (y % 32);
+                if (!(*word & bit)) atomicOr(word, bit);
+            }
+            return 0u;
+        },
+        [&](int, unsigned) {});
+}
+
+// Step 3: the lexicographically smallest allowed pair (x, y), x != y, as x * hic + y.
+extern "C" __global__ void h1_pick(const int hic, const unsigned* __restrict__ forbid,
+                                   const int words, int* __restrict__ pick)
+{
+    for (int x = gcb_tid(); x < hic; x += gcb_stride()) {
+        for (int j = 0; j < words; j++) {
+            unsigned f = forbid[(size_t)x * words + j];
+            if (j == x / 32) f |= 1u << (x % 32);
+            if (hic - 32 * j < 32) f |= FULL_MASK << (hic - 32 * j);
+            if (~f) {
+                atomicMin(pick, x * hic + 32 * j + __ffs(~f) - 1);
+                break;
+            }
+        }
+    }
+}
+
+// Step 4: near vertices of color x take y, hic vertices take x.
+extern "C" __global__ void h1_apply(const int n, int* __restrict__ colors,
+                                    const unsigned char* __restrict__ near, const int hic,
+                                    const int x, const int y)
+{
+    for (int v = gcb_tid(); v < n; v += gcb_stride()) {
+        const int c = colors[v];
+        if (c == hic)
+            colors[v] = x;
+        else if (c == x && near[v])
+            colors[v] = y;
+    }
+}
+
+// Union-find over the h hic vertices: parents only ever point to smaller indices, so each
+// set's root is its smallest member whatever the order of the unions (deterministic sets).
+__device__ __forceinline__ int uf_find(volatile int* __restrict__ parent, int x, const int h)
+{
+    for (int step = 0; step < h; step++) {
+        const int p = parent[x];
+        if (p == x) break;
+        const int g = parent[p];
+        if (g != p) parent[x] = g;  // path halving: g is an ancestor, smaller than p
+        x = p;
+    }
+    return x;
+}
+
+__device__ __forceinline__ void uf_unite(volatile int* __restrict__ parent, int a, int b,
+                                         const int h)
+{
+    for (int tries = 0; tries <= h; tries++) {  // each failed CAS is another union's success
+        a = uf_find(parent, a, h);
+        b = uf_find(parent, b, h);
+        if (a == b) return;
+        if (a > b) {
+            const int t = a;
+            a = b;
+            b = t;
+        }
+        if (atomicCAS((int*)&parent[b], b, a) == b) return;
+    }
+}
+
+// Heuristic 2 (Alg. 5), step 1: anchor[v] = the smallest hic index among v's neighbours.
+extern "C" __global__ void h2_anchor(const int n, const int* __restrict__ indptr,
+                                     const int* __restrict__ indices,
+                                     const int* __restrict__ colors, const int hic,
+                                     const int* __restrict__ hidx, int* __restrict__ anchor)
+{
+    each_vertex<true>(
+        n, nullptr, indptr, indices, [&](int) { return true; },
+        [&](int, int u) { return colors[u] == hic ? (unsigned)hidx[u] : FULL_MASK; },
+        [&](int v, unsigned least) { anchor[v] = least == FULL_MASK ? -1 : (int)least; });
+}
+
+// Step 2: hic vertices with a common neighbour share one set.
+extern "C" __global__ void h2_union(const int n, const int* __restrict__ indptr,
+                                    const int* __restrict__ indices,
+                                    const int* __restrict__ colors, const int hic,
+                                    const int* __restrict__ hidx, const int* __restrict__ anchor,
+                                    int* __restrict__ parent, const int h)
+{
+    each_vertex<false>(
+        n, nullptr, indptr, indices, [&](int v) { return anchor[v] >= 0; },
+        [&](int v, int u) {
+            if (colors[u] == hic && hidx[u] != anchor[v]) uf_unite(parent, anchor[v], hidx[u], h);
+            return 0u;
+        },
+        [&](int, unsigned) {});
+}
+
+// Step 3: every hic index points at its set's root; every set's 32 recoloring bitmaps start as
+// avail[i] = colors i+1 .. min(hic-1, 31) (MSB-first).
+extern "C" __global__ void h2_sets(int* __restrict__ parent, const int h, const int hic,
+                                   unsigned* __restrict__ avail)
+{
+    const int top = min(hic - 1, 31);
+    for (int j = gcb_tid(); j < h; j += gcb_stride()) {
+        parent[j] = uf_find(parent, j, h);
+        for (int i = 0; i < 32; i++)
+            avail[(size_t)j * 32 + i] =
+                i + 1 > top ? 0u : (FULL_MASK >> (i + 1)) & ~(top == 31 ? 0u : FULL_MASK >> (top + 1));
+    }
+}
+
+// Step 4: for a neighbour v (color c < 32) of set s, remove its neighbours' colors < 32 from
+// avail[s][c].
+extern "C" __global__ void h2_restrict(const int n, const int* __restrict__ indptr,
+                                       const int* __restrict__ indices,
+                                       const int* __restrict__ colors,
+                                       const int* __restrict__ anchor,
+                                       const int* __restrict__ parent,
+                                       unsigned* __restrict__ avail)
+{
+    each_vertex<false>(
+        n, nullptr, indptr, indices,
+        [&](int v) { return anchor[v] >= 0 && (unsigned)colors[v] < 32; },
+        [&](int, int u) { return (unsigned)colors[u] < 32 ? MSB >> colors[u] : 0u; },
+        [&](int v, unsigned used) {
+            atomicAnd(&avail[(size_t)parent[anchor[v]] * 32 + colors[v]], ~used);
+        });
+}
+
+// Step 5: adjacent neighbours v (set s, color c) and u (set t != s, color d) must not both move
+// to one color: the smaller bitmap of the snapshot `before` (ties: the smaller set index) loses
+// the larger one's colors. Decided on the snapshot, so the result is order-independent.
+extern "C" __global__ void h2_resolve(const int n, const int* __restrict__ indptr,
+                                      const int* __restrict__ indices,
+                                      const int* __restrict__ colors,
+                                      const int* __restrict__ anchor,
+                                      const int* __restrict__ parent,
+                                      const unsigned* __restrict__ before,
+                                      unsigned* __restrict__ avail)
+{
+    each_vertex<false>(
+        n, nullptr, indptr, indices,
+        [&](int v) { return anchor[v] >= 0 && (unsigned)colors[v] < 32; },
+        [&](int v, int u) {
+            const int d = colors[u];
+            if (anchor[u] < 0 || (unsigned)d >= 32) return 0u;
+            const int s = parent[anchor[v]], t = parent[anchor[u]];
+            if (s == t) return 0u;
+            const unsigned mine = before[(size_t)s * 32 + colors[v]];
+            const unsigned theirs = before[(size_t)t * 32 + d];
+            const int pm = __popc(mine), pt = __popc(theirs);
+            return pt > pm || (pt == pm && t > s) ? theirs : 0u;
+        },
+        [&](int v, unsigned lost) {
+            if (lost) atomicAnd(&avail[(size_t)parent[anchor[v]] * 32 + colors[v]], ~lost);
+        });
+}
+
+// Step 6a: each hic vertex's move, (i << 8) | b: neighbours of color i take b, it takes i.
+extern "C" __global__ void h2_choose(const int* __restrict__ parent, const int h, const int hic,
+                                     const unsigned* __restrict__ avail, int* __restrict__ choice)
+{
+    for (int j = gcb_tid(); j < h; j += gcb_stride()) {
+        const unsigned* const sets = avail + (size_t)parent[j] * 32;
+        int pick = -1;
+        for (int i = 0; i < min(hic, 32); i++) {
+            if (sets[i]) {
+                pick = (i << 8) | __clz(sets[i]);
+                break;
+            }
+        }
+        choice[j] = pick;
+    }
+}
+
+// Step 6b: apply the moves; counters[C_RECOLORED] counts the hic vertices that moved.
+extern "C" __global__ void h2_apply(const int h, const int* __restrict__ hv,
+                                    const int* __restrict__ indptr,
+                                    const int* __restrict__ indices, int* __restrict__ colors,
+                                    const int* __restrict__ hidx, const int* __restrict__ choice,
+                                    int* __restrict__ counters)
+{
+    each_vertex<false>(
+        h, hv, indptr, indices, [&](int v) { return choice[hidx[v]] >= 0; },
+        [&](int v, int u) {
+            const int pick = choice[hidx[v]];
+            if (colors[u] == pick >> 8) colors[u] = pick & 0xff;
+            return 0u;
+        },
+        [&](int v, unsigned) {
+            colors[v] = choice[hidx[v]] >> 8;
+            atomicAdd(&counters[C_RECOLORED], 1);
+        });
+}

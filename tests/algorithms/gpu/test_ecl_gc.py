@@ -1,0 +1,154 @@
+"""ECL-GC on the GPU: equal to serial greedy LDF vertex for vertex for every shortcut setting,
+on every generated family; bounded; its device reduction equals the host one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gcbench import algorithms, load_graph
+from gcbench.algorithms.cpu.greedy import greedy_colors
+from gcbench.algorithms.execute import execute, prepare
+from gcbench.algorithms.gpu import ecl_gc
+from gcbench.algorithms.reduction import reduce_colors
+from gcbench.errors import RoundCapError, SpecError
+from gcbench.graph import from_edges
+from gcbench.validate import validate
+
+pytestmark = pytest.mark.gpu
+
+SHORTCUTS = ("both", "sc1", "sc2", "none")
+HUB = "kron 17 + hub"  # a vertex adjacent to all 131,072 others: degree > 100k
+SPECS = [
+    "gen:rgg?scale=15",
+    "gen:kron?scale=16&edgefactor=48",
+    "gen:rmat?scale=14&a=0.45&b=0.15&c=0.15",
+    HUB,
+    "gen:grid2d?side=300",
+    "gen:delaunay?scale=14",
+    "gen:er?n=5000&avg_degree=40",
+    "gen:regular?n=20000&d=5",  # equal degrees: ties decided by the hash (thread path)
+    "gen:regular?n=4000&d=300",  # equal degrees on the warp path, colors past 64
+    "gen:cycle?n=10001",
+    "gen:complete?n=300",
+    "gen:crown?n=300",
+    "gen:bipartite?a=40&b=90",
+    "gen:mycielski?k=9",
+    "gen:queen?n=16",
+    "gen:star?leaves=1000000",
+    "gen:empty?n=1000",
+    "gen:empty?n=0",
+]
+
+
+def _hub_graph():
+    kron = load_graph("gen:kron?scale=17")
+    rows, cols = kron.edges()
+    everyone = np.arange(1, kron.n, dtype=rows.dtype)
+    rows = np.concatenate([rows, np.zeros_like(everyone)])
+    cols = np.concatenate([cols, everyone])
+    return from_edges(kron.n, rows, cols, name=HUB, source=HUB)
+
+
+@pytest.fixture(scope="module")
+def on_gpu():
+    """spec -> (Graph, Prepared, greedy LDF colors), each built and copied once."""
+    cache: dict = {}
+
+    def get(spec: str):
+        if spec not in cache:
+            graph = _hub_graph() if spec == HUB else load_graph(spec)
+            cache[spec] = graph, prepare(graph, "gpu"), greedy_colors(graph, "ldf")
+        return cache[spec]
+
+    return get
+
+
+def run(on_gpu, spec: str, block_size: int = 512, **params):
+    graph, prepared, _ = on_gpu(spec)
+    spec_ = algorithms.get("ecl-gc")
+    return execute(spec_, prepared, block_size, spec_.resolve_params(params))
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_equals_greedy_ldf_for_every_shortcut_setting(on_gpu, spec):
+    graph, _, reference = on_gpu(spec)
+    for shortcuts in SHORTCUTS:
+        outcome = run(on_gpu, spec, shortcuts=shortcuts)
+        assert outcome.validation.valid, (spec, shortcuts)
+        mismatch = np.flatnonzero(outcome.colors != reference)
+        assert mismatch.size == 0, (spec, shortcuts, mismatch[:10])
+        trace = outcome.coloring.trace
+        if graph.n:
+            parts = trace["colored_init"][0] + trace["colored_shortcut"][0]
+            assert parts + trace["colored_conventional"][0] == graph.n
+            assert sum(trace["colored"]) + trace["colored_init"][0] == graph.n
+            assert outcome.coloring.iterations == len(trace["colored"]) >= 1
+        if shortcuts == "none":
+            assert trace.get("colored_shortcut", [0.0]) == [0.0]
+
+
+def test_the_hub_and_the_star_exceed_16_bits(on_gpu):
+    assert on_gpu(HUB)[0].max_degree > 100_000
+    assert on_gpu("gen:star?leaves=1000000")[0].max_degree == 1_000_000
+
+
+@pytest.mark.parametrize("block_size", [64, 128, 1024])
+def test_block_size_changes_nothing(on_gpu, block_size):
+    spec = "gen:kron?scale=16&edgefactor=48"
+    outcome = run(on_gpu, spec, block_size=block_size)
+    assert np.array_equal(outcome.colors, on_gpu(spec)[2])
+
+
+def test_shortcuts_color_early_on_kron(on_gpu):
+    trace = run(on_gpu, "gen:kron?scale=16&edgefactor=48").coloring.trace
+    assert trace["colored_shortcut"][0] > 0
+
+
+def test_reaching_the_pass_cap_is_a_timeout_not_a_hang(on_gpu, monkeypatch):
+    monkeypatch.setattr(ecl_gc, "pass_cap", lambda n: 2)
+    with pytest.raises(RoundCapError, match="after 2 passes"):
+        run(on_gpu, "gen:complete?n=300", shortcuts="none")
+    monkeypatch.undo()
+    outcome = run(on_gpu, "gen:complete?n=300")
+    assert outcome.validation.valid and outcome.validation.colors == 300
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_device_reduction_equals_host_reduction(on_gpu, spec):
+    graph, prepared, reference = on_gpu(spec)
+    start = validate(graph, reference).colors
+    for mode in ("h1", "h2", "both"):
+        outcome = run(on_gpu, spec, reduce=mode)
+        host, report = reduce_colors(graph, reference, mode)
+        assert outcome.validation.valid, (spec, mode)
+        assert outcome.validation.colors <= start, (spec, mode)
+        assert np.array_equal(outcome.colors, host), (spec, mode)
+        trace = outcome.coloring.trace
+        if graph.n:
+            assert trace["colors_before"] == [start] and trace["colors_after"] == [
+                report.colors_after
+            ]
+            assert 0 < trace["reduce_ms"][0] <= outcome.time_ms
+
+
+def test_grid2d_reduction_reaches_four_colors(on_gpu):
+    graph, _, reference = on_gpu("gen:grid2d?side=300")
+    assert validate(graph, reference).colors == 5
+    outcome = run(on_gpu, "gen:grid2d?side=300", reduce="both")
+    assert outcome.validation.valid and outcome.validation.colors == 4
+
+
+@pytest.mark.parametrize("name", ["jpl", "cusparse"])
+def test_other_gpu_algorithms_reduce_on_the_device(on_gpu, name):
+    try:
+        spec = algorithms.get(name)
+    except SpecError:
+        pytest.skip(f"{name} is not registered")
+    graph, prepared, _ = on_gpu("gen:rgg?scale=15")
+    plain = execute(spec, prepared, 256, spec.resolve_params({}))
+    reduced = execute(spec, prepared, 256, spec.resolve_params({"reduce": "both"}))
+    host, report = reduce_colors(graph, plain.colors, "both")
+    assert reduced.validation.valid and reduced.validation.colors <= plain.validation.colors
+    if spec.deterministic:
+        assert np.array_equal(reduced.colors, host)
