@@ -62,6 +62,11 @@ def count(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() else f"{float(x):.1f}"
 
 
+def text(x: object) -> str:
+    """A label, or a dash where there is none (a graph with no valid group has no winner)."""
+    return MISSING if x is None or (isinstance(x, float) and math.isnan(x)) else str(x)
+
+
 def _display(frame: pd.DataFrame, columns: Sequence[tuple[str, str, Callable]]) -> pd.DataFrame:
     """``(source column, header, formatter)`` → a frame of strings with those headers."""
     return pd.DataFrame(
@@ -128,9 +133,9 @@ def sections(rep: Report) -> list[tuple[str, pd.DataFrame]]:
     out.append((
         "Winners per graph",
         _display(rep.winners, [
-            ("graph", "graph", str), ("fastest_label", "fastest", str),
+            ("graph", "graph", str), ("fastest_label", "fastest", text),
             ("fastest_time_ms", "time ms", num), ("fastest_speedup", "speedup", ratio),
-            ("fewest_label", "fewest colors", lambda s: MISSING if pd.isna(s) else s),
+            ("fewest_label", "fewest colors", text),
             ("fewest_colors", "colors", count), ("fewest_time_ms", "its time ms", num),
         ]),
     ))  # fmt: skip

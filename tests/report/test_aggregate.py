@@ -97,6 +97,9 @@ def test_all_invalid_group_shows_why(write_csv, reps):
     assert rep.baseline == "greedy"  # the broken algorithm has no valid time to compare to
     assert rep.winners.iloc[0].fastest_label == "greedy"
     assert "broken" not in set(rep.means.label) and "broken" not in set(rep.pareto.label)
+    only_broken = report([write_csv(rows[3:], "broken.csv")], format="markdown")
+    assert only_broken.baseline is None and only_broken.means.empty
+    assert "| g1 | — | — | — | — | — | — |" in only_broken.render()
 
 
 def test_speedups_and_means_by_hand(write_csv, mixed_rows):
