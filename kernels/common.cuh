@@ -54,3 +54,19 @@ __device__ __forceinline__ void gcb_append(int* __restrict__ list, int* __restri
     start = __shfl_sync(active, start, leader);
     if (flag) list[start + __popc(mask & ((1u << lane) - 1u))] = value;
 }
+
+// Warp-aggregated claim of a slot in a list whose length is *counter, for the lanes where
+// `flag` holds (one atomic per warp): returns the lane's slot, -1 where `flag` is false.
+// Unlike gcb_append the caller stores the item, so it may be of any type.
+__device__ __forceinline__ int gcb_claim(int* __restrict__ counter, bool flag)
+{
+    const unsigned int active = __activemask();
+    const unsigned int mask = __ballot_sync(active, flag);
+    if (!mask) return -1;
+    const int lane = threadIdx.x & 31;
+    const int leader = __ffs(mask) - 1;
+    int start = 0;
+    if (lane == leader) start = atomicAdd(counter, __popc(mask));
+    start = __shfl_sync(active, start, leader);
+    return flag ? start + __popc(mask & ((1u << lane) - 1u)) : -1;
+}

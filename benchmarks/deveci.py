@@ -1,0 +1,148 @@
+"""Benchmark Deveci et al.'s VB/EB family across the block-size sweep, beside ecl-gc and jpl.
+
+For each graph and variant: one timed, validated run at every block size 1024, 512, ..., 1
+(descending; a size is skipped once a run took over ``--blowup`` times the best so far, or the
+``--budget`` is spent), then the median ``time_ms`` of ``--reps`` runs at the best block size
+(CUDA events around the algorithm alone, as the runner measures it, after the sweep's runs
+served as warm-up), with rounds and colors. ecl-gc and jpl run at their default block sizes.
+Prints markdown tables as results come.
+
+    PYTHONPATH=. python3 benchmarks/deveci.py [--graph SPEC]... [--algo NAME[:k=v]]...
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from dataclasses import dataclass
+
+from gcbench import algorithms, load_graph
+from gcbench.algorithms.execute import Prepared, finish, prepare, run_timed, setup
+from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.registry import parse_param_string
+from gcbench.bench.suite import SWEEP
+from gcbench.errors import GcbenchError
+
+GRAPHS = [
+    "gen:rgg?scale=20",
+    "gen:delaunay?scale=20",
+    "gen:grid2d?side=2048",
+    "gen:kron?scale=18",
+    "gen:kron?scale=20&edgefactor=48",
+    "gen:rgg?scale=22",
+]
+VARIANTS = ["vb", "vb-bit", "vb-bit:conflicts=scan", "eb", "eb-cs", "eb-tent", "eb-er"]
+BASELINES = ["ecl-gc", "jpl"]
+
+
+@dataclass
+class Run:
+    """One validated run: time, rounds, distinct colors."""
+
+    ms: float
+    rounds: int | None
+    colors: int
+
+
+def once(prepared: Prepared, name: str, params: dict, block_size: int | None) -> Run:
+    spec = algorithms.get(name)
+    coloring, ms = run_timed(spec, prepared, block_size, params)
+    _, validation, _ = finish(spec, prepared, coloring)
+    if not validation.valid:
+        raise GcbenchError(f"{name}: invalid ({validation.conflicts} conflicts)")
+    return Run(ms, coloring.iterations, validation.colors)
+
+
+def variant(text: str) -> tuple[str, dict]:
+    name, _, params = text.partition(":")
+    spec = algorithms.get(name)
+    return name, spec.resolve_params(parse_param_string(params.replace(",", ";")))
+
+
+def sweep(prepared: Prepared, text: str, blowup: float, deadline: float) -> dict[int, Run]:
+    """One run per block size, largest first, stopping early as the module doc says."""
+    name, params = variant(text)
+    spec = algorithms.get(name)
+    setup(spec, prepared)
+    once(prepared, name, params, SWEEP[-1])  # warm-up: compilation, memory pool
+    runs: dict[int, Run] = {}
+    for block in reversed(SWEEP):
+        if time.perf_counter() > deadline:
+            break
+        runs[block] = once(prepared, name, params, block)
+        if runs[block].ms > blowup * min(r.ms for r in runs.values()):
+            break
+    return runs
+
+
+def median_at(
+    prepared: Prepared, text: str, block: int | None, reps: int, *, warmup: bool
+) -> tuple[float, Run]:
+    """Median ms of ``reps`` runs at ``block`` (after one unrecorded run if ``warmup``)."""
+    name, params = variant(text)
+    if warmup:
+        setup(algorithms.get(name), prepared)
+        once(prepared, name, params, block)
+    runs = [once(prepared, name, params, block) for _ in range(reps)]
+    return statistics.median(r.ms for r in runs), runs[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--graph", action="append", help="graph spec (repeatable)")
+    parser.add_argument("--algo", action="append", help="variant NAME[:k=v,...] (repeatable)")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--blowup", type=float, default=8.0)
+    parser.add_argument("--budget", type=float, default=240.0, help="seconds for the whole run")
+    args = parser.parse_args()
+    deadline = time.perf_counter() + args.budget
+    known = {spec.name for spec in algorithms.all_specs("gpu")}
+    baselines = [name for name in BASELINES if name in known]
+    facts = runtime.device_facts()
+    print(f"{facts.name}, driver {facts.driver_version}, CUDA {facts.cuda_runtime}, "
+          f"CuPy {facts.cupy_version}, {time.strftime('%Y-%m-%d')}")  # fmt: skip
+    head = " | ".join(str(b) for b in SWEEP)
+    sweep_rows = [f"| graph | variant | {head} |", "| --- | --- |" + " ---: |" * len(SWEEP)]
+    columns = (
+        "graph | n | m | max deg | variant | best block | median ms | rounds | ms/round | colors"
+    )
+    print(f"\n| {columns} |\n| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    for graph_spec in args.graph or GRAPHS:
+        if time.perf_counter() > deadline:
+            print(f"<!-- {graph_spec}: skipped, budget spent -->")
+            continue
+        start = time.perf_counter()
+        graph = load_graph(graph_spec)
+        print(f"<!-- {graph_spec}: built in {time.perf_counter() - start:.1f} s -->", flush=True)
+        prepared = prepare(graph, "gpu")
+        lead = f"| {graph_spec} | {graph.n} | {graph.m} | {graph.max_degree}"
+        for text in args.algo or VARIANTS:
+            try:
+                runs = sweep(prepared, text, args.blowup, deadline)
+                best = min(runs, key=lambda b: runs[b].ms)
+                ms, last = median_at(prepared, text, best, args.reps, warmup=False)
+            except (GcbenchError, MemoryError) as exc:  # CuPy's OutOfMemoryError is a MemoryError
+                print(f"{lead} | {text} | {type(exc).__name__}: {exc} | | | | |", flush=True)
+                continue
+            per_round = ms / last.rounds if last.rounds else float("nan")
+            print(f"{lead} | {text} | {best} | {ms:.2f} | {last.rounds} | {per_round:.3f} | "
+                  f"{last.colors} |", flush=True)  # fmt: skip
+            cells = [f"{runs[b].ms:.1f}/{runs[b].rounds}" if b in runs else "—" for b in SWEEP]
+            sweep_rows.append(f"| {graph_spec} | {text} | " + " | ".join(cells) + " |")
+        for name in baselines:
+            try:
+                ms, last = median_at(prepared, name, None, args.reps, warmup=True)
+            except (GcbenchError, MemoryError) as exc:
+                print(f"{lead} | {name} | {type(exc).__name__}: {exc} | | | | |", flush=True)
+                continue
+            block = algorithms.get(name).default_block_size
+            print(f"{lead} | {name} | {block} | {ms:.2f} | {last.rounds} | | {last.colors} |")
+        del prepared
+        runtime.cupy().get_default_memory_pool().free_all_blocks()
+    print("\nSweep: ms/rounds of one run per block size ('—': skipped)\n")
+    print("\n".join(sweep_rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,243 @@
+// Deveci et al.'s edge-based speculative coloring: eb, eb-cs, eb-tent, eb-er (deveci-cmu §3.2).
+// A round is AssignColors over the vertices, then DetectConflicts and ForbidColors over the
+// lower-triangle edge list (int2: x < y), plus TentativeColor (eb-tent, eb-er) and the edge
+// list's compaction (eb-er, fused into ForbidColors). Every kernel is a grid-stride loop.
+//
+// Termination: the launcher counts the vertices still uncolored after DetectConflicts into
+// counters[0] (AssignColors adds the ones that found no color, DetectConflicts the ones it
+// uncolors); AssignColors zeroes the other counter pair of the double buffer.
+//
+// Compile-time parameters of the color-set kernels (cs_*, tent_*):
+//   GCB_EB_WIDTH        colors per color set (32 for eb-cs; 31 with tentative colors, whose
+//                       top bit marks a color as tentative; tests use 2)
+//   GCB_EB_TENTATIVE    1 when tentative colors exist (eb-tent, eb-er)
+//   GCB_EB_PAPER_RESET  1 = the paper's AssignColors, which the report's appendix shows
+//                       livelocking: a vertex with no free color advances its color set only
+//                       while VForbidden still has a free bit. 0 = the report's correction:
+//                       advance whenever no color is free. Tests only.
+#include "common.cuh"
+
+#ifndef GCB_EB_WIDTH
+#define GCB_EB_WIDTH 31
+#endif
+#ifndef GCB_EB_TENTATIVE
+#define GCB_EB_TENTATIVE 1
+#endif
+#ifndef GCB_EB_PAPER_RESET
+#define GCB_EB_PAPER_RESET 0
+#endif
+
+static_assert(GCB_EB_WIDTH >= 1 && GCB_EB_WIDTH <= 32, "a color set is one 32-bit word");
+static_assert(!GCB_EB_TENTATIVE || GCB_EB_WIDTH <= 31, "tentative colors need the top bit");
+
+#define GCB_EB_MASK (GCB_EB_WIDTH == 32 ? 0xffffffffu : ((1u << (GCB_EB_WIDTH % 32)) - 1u))
+#define GCB_EB_SIGN 0x80000000u
+
+// The lowest bit of the color set that `banned` leaves free (0 when none is).
+__device__ __forceinline__ unsigned int eb_first_free(const unsigned int banned)
+{
+    const unsigned int free = ~banned & GCB_EB_MASK;
+    return free & (0u - free);
+}
+
+// Zero the counter pair the next round uses (read by the host before this round started).
+__device__ __forceinline__ void eb_clear(int* __restrict__ clear)
+{
+    if (gcb_tid() == 0) clear[0] = clear[1] = 0;
+}
+
+// ------------------------------------------------------------------------------------- eb
+// Plain colors (int, -1 uncolored) and the unbounded forbidden array: vertex v owns deg(v) + 1
+// flags at indptr[v] + v, set once a colored neighbour shows that color (never cleared: a
+// colored vertex after DetectConflicts is final). Its smallest free color is at most deg(v).
+
+extern "C" __global__ void eb_assign(const int n, const int* __restrict__ indptr, int* colors,
+                                     const unsigned char* __restrict__ forbidden,
+                                     int* __restrict__ clear)
+{
+    eb_clear(clear);
+    for (int v = gcb_tid(); v < n; v += gcb_stride()) {
+        if (colors[v] >= 0) continue;
+        const unsigned char* __restrict__ mine = forbidden + (long long)indptr[v] + v;
+        int c = 0;
+        while (mine[c]) c++;
+        colors[v] = c;
+    }
+}
+
+extern "C" __global__ void eb_detect(const int* __restrict__ count, const int2* __restrict__ edges,
+                                     int* colors, int* __restrict__ counters)
+{
+    const int m = *count;
+    for (int i = gcb_tid(); i < m; i += gcb_stride()) {
+        const int2 e = edges[i];
+        const int c = colors[e.x];
+        bool uncolored = false;
+        if (c >= 0 && c == colors[e.y]) uncolored = atomicCAS(colors + e.x, c, -1) == c;
+        gcb_count(counters, uncolored);
+    }
+}
+
+// Forbid the color of the colored end for the uncolored end (when it is in its window).
+__device__ __forceinline__ void eb_forbid_one(const int v, const int c,
+                                              const int* __restrict__ indptr,
+                                              unsigned char* __restrict__ forbidden)
+{
+    const int begin = indptr[v];
+    if (c <= indptr[v + 1] - begin) forbidden[(long long)begin + v + c] = 1;
+}
+
+extern "C" __global__ void eb_forbid(const int* __restrict__ count, const int2* __restrict__ edges,
+                                     const int* __restrict__ colors,
+                                     const int* __restrict__ indptr,
+                                     unsigned char* __restrict__ forbidden)
+{
+    const int m = *count;
+    for (int i = gcb_tid(); i < m; i += gcb_stride()) {
+        const int2 e = edges[i];
+        const int cx = colors[e.x], cy = colors[e.y];
+        if (cx < 0 && cy >= 0) eb_forbid_one(e.x, cy, indptr, forbidden);
+        else if (cy < 0 && cx >= 0) eb_forbid_one(e.y, cx, indptr, forbidden);
+    }
+}
+
+// ------------------------------------------------------------- eb-cs, eb-tent, eb-er
+// One-hot colors inside a color set: colors[v] has the bit of v's color in set sets[v]
+// (0 = uncolored; with GCB_EB_TENTATIVE the top bit marks a tentative color), vf[v] the
+// colors of v's set its colored neighbours hold, tv[v] those its neighbours hold or were given
+// tentatively in the last TentativeColor pass.
+
+extern "C" __global__ void cs_assign(const int n, unsigned int* colors, int* __restrict__ sets,
+                                     unsigned int* __restrict__ vf,
+                                     unsigned int* __restrict__ tv, int* __restrict__ counters,
+                                     int* __restrict__ clear)
+{
+    eb_clear(clear);
+    for (int v = gcb_tid(); v < n; v += gcb_stride()) {
+        const unsigned int c = colors[v];
+        bool open = false;
+        if (GCB_EB_TENTATIVE && (c & GCB_EB_SIGN)) {
+            colors[v] = c & ~GCB_EB_SIGN;  // a tentative color becomes solid
+            tv[v] = 0;
+        } else if (!c) {
+            const unsigned int banned = vf[v] | (GCB_EB_TENTATIVE ? tv[v] : 0u);
+            const unsigned int color = eb_first_free(banned);
+            if (color) {
+                colors[v] = color;
+            } else {
+                open = true;
+                if (!GCB_EB_PAPER_RESET || (vf[v] & GCB_EB_MASK) != GCB_EB_MASK) {
+                    sets[v]++;
+                    vf[v] = 0;
+                }
+            }
+            if (GCB_EB_TENTATIVE) tv[v] = 0;
+        }
+        gcb_count(counters, open);
+    }
+}
+
+extern "C" __global__ void cs_detect(const int* __restrict__ count, const int2* __restrict__ edges,
+                                     unsigned int* colors, const int* __restrict__ sets,
+                                     int* __restrict__ counters)
+{
+    const int m = *count;
+    for (int i = gcb_tid(); i < m; i += gcb_stride()) {
+        const int2 e = edges[i];
+        const unsigned int c = colors[e.x];
+        bool uncolored = false;
+        if (c && c == colors[e.y] && sets[e.x] == sets[e.y])
+            uncolored = atomicCAS(colors + e.x, c, 0u) == c;
+        gcb_count(counters, uncolored);
+    }
+}
+
+// ForbidColors; with COMPACT (eb-er) also the edge removal of §3.2.3: an edge stays on the list
+// unless both ends are colored, or one is and its color set is not above the other end's
+// (same set: its color is now in the other's vf; lower set: the other end never comes back
+// down to it). Kept edges go to `next`, their count to counters[1].
+template <bool COMPACT>
+__device__ __forceinline__ void cs_forbid(const int* __restrict__ count,
+                                          const int2* __restrict__ edges,
+                                          const unsigned int* __restrict__ colors,
+                                          const int* __restrict__ sets,
+                                          unsigned int* __restrict__ vf, int2* __restrict__ next,
+                                          int* __restrict__ counters)
+{
+    const int m = *count;
+    for (int i = gcb_tid(); i < m; i += gcb_stride()) {
+        const int2 e = edges[i];
+        const unsigned int cx = colors[e.x], cy = colors[e.y];
+        const bool one = !cx != !cy;  // exactly one end colored: the only case sets matter
+        const int sx = one ? sets[e.x] : 0, sy = one ? sets[e.y] : 0;
+        if (one && sx == sy) atomicOr(cx ? vf + e.y : vf + e.x, cx | cy);
+        if (COMPACT) {
+            const bool keep = one ? (cx ? sx > sy : sy > sx) : !cx;
+            const int slot = gcb_claim(counters + 1, keep);
+            if (keep) next[slot] = e;
+        }
+    }
+}
+
+extern "C" __global__ void cs_forbid_all(const int* __restrict__ count,
+                                         const int2* __restrict__ edges,
+                                         const unsigned int* __restrict__ colors,
+                                         const int* __restrict__ sets,
+                                         unsigned int* __restrict__ vf)
+{
+    cs_forbid<false>(count, edges, colors, sets, vf, nullptr, nullptr);
+}
+
+extern "C" __global__ void cs_forbid_compact(const int* __restrict__ count,
+                                             const int2* __restrict__ edges,
+                                             const unsigned int* __restrict__ colors,
+                                             const int* __restrict__ sets,
+                                             unsigned int* __restrict__ vf,
+                                             int2* __restrict__ next, int* __restrict__ counters)
+{
+    cs_forbid<true>(count, edges, colors, sets, vf, next, counters);
+}
+
+// TentativeColor (§3.2.2) on edges whose ends share a color set and are both not solid:
+// two uncolored ends: the larger takes the first color neither end's vf bans, tentatively,
+// and bans it for the smaller; one tentative end: its color is banned for the other; two equal
+// tentative colors: the smaller end moves to its first color free of its vf and tv.
+extern "C" __global__ void tent_color(const int* __restrict__ count,
+                                      const int2* __restrict__ edges, unsigned int* colors,
+                                      const int* __restrict__ sets,
+                                      const unsigned int* __restrict__ vf,
+                                      unsigned int* __restrict__ tv)
+{
+    const int m = *count;
+    for (int i = gcb_tid(); i < m; i += gcb_stride()) {
+        const int2 e = edges[i];
+        const unsigned int cx = colors[e.x], cy = colors[e.y];
+        const bool tx = cx & GCB_EB_SIGN, ty = cy & GCB_EB_SIGN;
+        if ((cx && !tx) || (cy && !ty) || sets[e.x] != sets[e.y]) continue;  // a solid end
+        if (!cx && !cy) {
+            const unsigned int t = eb_first_free(vf[e.x] | vf[e.y]);
+            if (t) {
+                colors[e.y] = t | GCB_EB_SIGN;
+                atomicOr(tv + e.x, t);
+            }
+        } else if (tx && !cy) {
+            atomicOr(tv + e.y, cx & GCB_EB_MASK);
+        } else if (ty && !cx) {
+            atomicOr(tv + e.x, cy & GCB_EB_MASK);
+        } else if (tx && cx == cy) {
+            const unsigned int t = eb_first_free(vf[e.x] | tv[e.x]);
+            colors[e.x] = t ? (t | GCB_EB_SIGN) : 0u;
+            if (t) atomicOr(tv + e.y, t);
+        }
+    }
+}
+
+// The final 0-based colors: set * width + bit position, -1 where uncolored.
+extern "C" __global__ void cs_finish(const int n, const unsigned int* __restrict__ colors,
+                                     const int* __restrict__ sets, int* __restrict__ out)
+{
+    for (int v = gcb_tid(); v < n; v += gcb_stride()) {
+        const unsigned int c = colors[v] & GCB_EB_MASK;
+        out[v] = c ? sets[v] * GCB_EB_WIDTH + __ffs((int)c) - 1 : GCB_UNCOLORED;
+    }
+}

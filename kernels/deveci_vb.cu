@@ -1,0 +1,105 @@
+// Deveci et al.'s vertex-based speculative coloring, vb and vb-bit (deveci-cmu §3.1-3.1.2).
+// A round is AssignColors over the conflict list (every vertex takes the smallest color no
+// neighbour shows, no atomics, races allowed) then DetectConflicts over the same list (on a
+// same-colored edge the smaller id is uncolored and goes on the next list). Conflicts can only
+// join two vertices of the list: a vertex off the list is final and every list vertex saw it.
+// Colors are int, -1 uncolored. Every kernel is a grid-stride loop, so any launch shape works.
+#include "common.cuh"
+
+// vb: the unbounded forbidden array. Vertex v owns deg(v) + 1 stamps at indptr[v] + v (its
+// smallest free color is at most deg(v), so that is all it can need); a stamp equal to this
+// round's `stamp` marks a color as used, so nothing is ever cleared.
+extern "C" __global__ void vb_assign(const int count, const int* __restrict__ list,
+                                     const int* __restrict__ indptr,
+                                     const int* __restrict__ indices, int* colors,
+                                     int* __restrict__ stamps, const int stamp,
+                                     int* __restrict__ next_count)
+{
+    if (gcb_tid() == 0) *next_count = 0;  // the list DetectConflicts builds next
+    for (int i = gcb_tid(); i < count; i += gcb_stride()) {
+        const int v = list[i];
+        const int begin = indptr[v], end = indptr[v + 1], degree = end - begin;
+        int* __restrict__ used = stamps + (long long)begin + v;
+        for (int e = begin; e < end; e++) {
+            const int c = colors[indices[e]];
+            if (c >= 0 && c <= degree) used[c] = stamp;
+        }
+        int c = 0;
+        while (used[c] == stamp) c++;
+        colors[v] = c;
+    }
+}
+
+// vb-bit: the fixed forbidden optimisation. A 64-bit map of the colors [offset, offset + 64)
+// the neighbours use; the scan stops once the map is full and the window slides by 64.
+extern "C" __global__ void vbbit_assign(const int count, const int* __restrict__ list,
+                                        const int* __restrict__ indptr,
+                                        const int* __restrict__ indices, int* colors,
+                                        int* __restrict__ next_count)
+{
+    if (gcb_tid() == 0) *next_count = 0;
+    for (int i = gcb_tid(); i < count; i += gcb_stride()) {
+        const int v = list[i];
+        const int begin = indptr[v], end = indptr[v + 1];
+        for (int offset = 0;; offset += 64) {
+            unsigned long long used = 0;
+            for (int e = begin; e < end && ~used; e++) {
+                const unsigned int c = (unsigned int)(colors[indices[e]] - offset);
+                if (c < 64u) used |= 1ull << c;  // uncolored (-1) wraps out of the window
+            }
+            if (~used) {
+                colors[v] = offset + __ffsll((long long)~used) - 1;
+                break;
+            }
+        }
+    }
+}
+
+// DetectConflicts for list entry i: true (and v uncolored) when a larger neighbour shares v's
+// color. Rows are sorted, so the larger neighbours are the row's tail, scanned from the end.
+__device__ __forceinline__ bool vb_conflict(const int v, const int* __restrict__ indptr,
+                                            const int* __restrict__ indices, int* colors)
+{
+    const int c = colors[v];
+    for (int e = indptr[v + 1] - 1; e >= indptr[v]; e--) {
+        const int u = indices[e];
+        if (u < v) break;
+        if (colors[u] == c) {
+            colors[v] = GCB_UNCOLORED;
+            return true;
+        }
+    }
+    return false;
+}
+
+// conflicts=atomic: the next list by warp-aggregated atomic append.
+extern "C" __global__ void vb_detect_append(const int count, const int* __restrict__ list,
+                                            const int* __restrict__ indptr,
+                                            const int* __restrict__ indices, int* colors,
+                                            int* __restrict__ next, int* __restrict__ next_count)
+{
+    for (int i = gcb_tid(); i < count; i += gcb_stride()) {
+        const int v = list[i];
+        gcb_append(next, next_count, vb_conflict(v, indptr, indices, colors), v);
+    }
+}
+
+// conflicts=scan: flag[i] = 1 where list entry i conflicts; the launcher prefix-sums the flags
+// and vb_scatter writes the next list in list order.
+extern "C" __global__ void vb_detect_flag(const int count, const int* __restrict__ list,
+                                          const int* __restrict__ indptr,
+                                          const int* __restrict__ indices, int* colors,
+                                          int* __restrict__ flags)
+{
+    for (int i = gcb_tid(); i < count; i += gcb_stride())
+        flags[i] = vb_conflict(list[i], indptr, indices, colors);
+}
+
+// next[position[i] - 1] = list[i] where flags[i] (position = inclusive prefix sum of flags).
+extern "C" __global__ void vb_scatter(const int count, const int* __restrict__ list,
+                                      const int* __restrict__ flags,
+                                      const int* __restrict__ position, int* __restrict__ next)
+{
+    for (int i = gcb_tid(); i < count; i += gcb_stride())
+        if (flags[i]) next[position[i] - 1] = list[i];
+}
