@@ -49,10 +49,18 @@ def num(x: float) -> str:
 
 
 def ratio(x: float) -> str:
-    """Two decimals (speedups and relative colors); two significant digits below 0.1."""
+    """Speedups and relative colors: 0.042, 0.95, 4.13, 20.0, 153."""
     if pd.isna(x):
         return MISSING
-    return f"{float(x):.2f}" if abs(float(x)) >= 0.1 else f"{float(x):.2g}"
+    x = float(x)
+    if abs(x) < 0.1:
+        return f"{x:.2g}"
+    return f"{x:.2f}" if abs(x) < 10 else f"{x:.1f}" if abs(x) < 100 else f"{x:,.0f}"
+
+
+def block(x: float) -> str:
+    """A block size: an integer without separators."""
+    return MISSING if pd.isna(x) else str(int(x))
 
 
 def count(x: float) -> str:
@@ -144,8 +152,8 @@ def sections(rep: Report) -> list[tuple[str, pd.DataFrame]]:
             "Best block size",
             _display(rep.block_sizes, [
                 ("graph", "graph", str), ("config", "configuration", str),
-                ("block_sizes", "tried", str), ("best_block_size", "best", count),
-                ("best_time_ms", "best ms", num), ("worst_block_size", "worst", count),
+                ("block_sizes", "tried", str), ("best_block_size", "best", block),
+                ("best_time_ms", "best ms", num), ("worst_block_size", "worst", block),
                 ("worst_time_ms", "worst ms", num), ("worst_over_best", "worst/best", ratio),
             ]),
         ))  # fmt: skip
