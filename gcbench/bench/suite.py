@@ -23,6 +23,7 @@ from gcbench.sources import canonical_spec
 WILDCARD = "*"
 SWEEP: tuple[int, ...] = tuple(2**i for i in range(11))  # 1, 2, 4, ..., 1024
 MAX_BLOCK_SIZE = 1024
+DEFAULT_BLOCK_SIZE = 256  # for an algorithm that takes a block size but declares no default
 
 _SUITE_KEYS = {
     "name", "description", "reps", "warmup", "timeout_s", "block_sizes", "graphs", "algorithms",
@@ -63,7 +64,7 @@ class Suite:
     reps: int = 3
     warmup: int = 1
     timeout_s: float = 60.0
-    block_sizes: BlockSizes = (256,)
+    block_sizes: BlockSizes | None = None
     graphs: tuple[GraphEntry, ...] = ()
     algorithms: tuple[AlgorithmEntry, ...] = ()
     path: Path | None = None
@@ -150,7 +151,9 @@ def parse_suite(data: Mapping[str, Any], *, default_name: str, path: Path | None
         reps=_int(data.get("reps", Suite.reps), f"{where}: reps", low=1),
         warmup=_int(data.get("warmup", Suite.warmup), f"{where}: warmup", low=0),
         timeout_s=_positive(data.get("timeout_s", Suite.timeout_s), f"{where}: timeout_s"),
-        block_sizes=parse_block_sizes(data.get("block_sizes", Suite.block_sizes), where),
+        block_sizes=None
+        if "block_sizes" not in data
+        else parse_block_sizes(data["block_sizes"], where),
         graphs=tuple(_graph_entry(g, where) for g in _list(data.get("graphs", []), where)),
         algorithms=tuple(
             _algorithm_entry(a, where) for a in _list(data.get("algorithms", []), where)
@@ -271,9 +274,10 @@ def expand(
     """Every case of ``suite``, graphs outermost, duplicates dropped.
 
     ``backend`` is what ``name = "*"`` entries mean and which GPU algorithms can run ("cpu"
-    leaves them out). ``block_sizes`` replaces the suite's sizes ("sweep": 1..1024 for
-    algorithms whose block size matters). ``param_axes`` (from ``--param``) replace or add
-    axes for every algorithm that declares that parameter.
+    leaves them out). Block sizes: ``block_sizes`` if given, else the algorithm entry's, else
+    the suite's, else each algorithm's own default; "sweep" is 1..1024 for algorithms whose
+    block size matters (the others keep their sizes). ``param_axes`` (from ``--param``)
+    replace or add axes for every algorithm that declares that parameter.
     """
     if not suite.graphs:
         raise SpecError(f"suite {suite.name}: no graphs; add graphs = [...] or pass --graph")
@@ -360,6 +364,8 @@ def _block_sizes(
     chosen = entry.block_sizes or suite.block_sizes
     if override is not None and (override != "sweep" or spec.block_size_matters):
         chosen = override
-    if chosen == "sweep":
-        return SWEEP if spec.block_size_matters else (spec.default_block_size or 256,)
+    if chosen == "sweep" and spec.block_size_matters:
+        return SWEEP
+    if chosen is None or chosen == "sweep":
+        return (spec.default_block_size or DEFAULT_BLOCK_SIZE,)
     return tuple(chosen)

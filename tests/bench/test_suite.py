@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gcbench.algorithms import AlgorithmSpec, Param, register, unregister
+from gcbench.algorithms import AlgorithmSpec, Param, canonical_params, get, register, unregister
 from gcbench.bench.runner import build_suite
 from gcbench.bench.suite import (
     SWEEP,
@@ -43,6 +43,11 @@ def specs(bench_env):
         unregister(spec.name)
 
 
+def defaults(name):
+    """Every declared parameter of ``name`` at its default (registry-wide ones included)."""
+    return {p.name: p.default for p in get(name).params}
+
+
 def suite(algorithms, graphs=(GRAPH,), **top):
     return parse_suite({"graphs": list(graphs), "algorithms": algorithms, **top}, default_name="t")
 
@@ -56,17 +61,19 @@ def test_axes_multiply_and_defaults_are_explicit():
     expected = [
         (g, a, p)
         for g in (GRAPH, "gen:cycle?n=7")
-        for a, p in [("test-distinct", {"offset": k}) for k in (0, 1, 2)]
-        + [("test-sleep", {"seconds": 30.0})]
+        for a, p in [
+            ("test-distinct", {**defaults("test-distinct"), "offset": k}) for k in (0, 1, 2)
+        ]
+        + [("test-sleep", {**defaults("test-sleep"), "seconds": 30.0})]
     ]
     assert [(c.graph, c.algorithm, dict(c.params)) for c in cases] == expected
     assert all(c.block_size is None and c.backend == "cpu" for c in cases)
-    assert cases[1].params_text == "offset=1"
+    assert cases[1].params_text == canonical_params({**defaults("test-distinct"), "offset": 1})
 
 
 def test_scalar_params_and_cli_strings_are_parsed_by_the_registry():
     cases = expand(suite([{"name": "test-distinct", "params": {"offset": 4}}]), backend="cpu")
-    assert [dict(c.params) for c in cases] == [{"offset": 4}]
+    assert [dict(c.params) for c in cases] == [{**defaults("test-distinct"), "offset": 4}]
     cases = expand(
         suite([{"name": "test-distinct"}]), backend="cpu", param_axes={"offset": ["1", "2"]}
     )
@@ -111,6 +118,20 @@ def test_block_sizes_apply_where_the_algorithm_takes_one():
     }
 
 
+def test_without_block_sizes_each_algorithm_uses_its_default():
+    names = ("t-gpu-sweep", "t-gpu-fixed", "t-gpu-vendor", "t-cpu-blocks")
+    got = {
+        (c.algorithm, c.block_size)
+        for c in expand(suite([{"name": n} for n in names]), backend="gpu")
+    }
+    assert got == {
+        ("t-gpu-sweep", 256),
+        ("t-gpu-fixed", 128),
+        ("t-gpu-vendor", None),
+        ("t-cpu-blocks", 256),
+    }
+
+
 def test_sweep_only_for_algorithms_whose_block_size_matters():
     s = suite([{"name": "t-gpu-sweep"}, {"name": "t-gpu-fixed", "block_sizes": [32]}])
     cases = expand(s, backend="gpu", block_sizes="sweep")
@@ -141,13 +162,7 @@ def test_wildcard_means_every_algorithm_of_the_backend():
     cpu = expand(suite([{"name": "*", "backend": "cpu", "exclude": ["test-exit"]}]), backend="gpu")
     names = {c.algorithm for c in cpu}
     assert "test-distinct" in names and "test-exit" not in names
-    assert all(c.params == {p.name: p.default for p in _spec(c.algorithm).params} for c in cpu)
-
-
-def _spec(name):
-    from gcbench.algorithms import get
-
-    return get(name)
+    assert all(c.params == defaults(c.algorithm) for c in cpu)
 
 
 @pytest.mark.parametrize(

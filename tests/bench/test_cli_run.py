@@ -1,0 +1,134 @@
+"""``gcbench run`` and ``gcbench list suites`` for real, in subprocesses: exit codes, messages,
+and interrupted runs (SIGINT, SIGKILL) that ``--resume`` completes without duplicates."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+SLOW = ["--graph", "gen:cycle?n=9", "--algo", "test-sleep", "--param", "seconds=0.25",
+        "--reps", "8", "--warmup", "0", "--device", "cpu", "--quiet"]  # fmt: skip
+
+
+def gcbench(env, *args, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "gcbench", *args],
+        capture_output=True, text=True, env=env, timeout=timeout,
+    )  # fmt: skip
+
+
+def start(env, *args):
+    return subprocess.Popen(
+        [sys.executable, "-m", "gcbench", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+
+
+def wait_for_rows(path: Path, rows: int, proc: subprocess.Popen, limit_s: float = 60) -> None:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if path.exists() and len(path.read_text().splitlines()) > rows:
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError(f"no {rows} rows in {path} after {limit_s} s")
+
+
+def children(pid: int) -> list[int]:
+    """Processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def check_complete(path: Path, reps: int = 8) -> None:
+    frame = pd.read_csv(path)
+    assert sorted(frame.rep) == list(range(reps)) and (frame.status == "ok").all()
+
+
+def test_sigint_stops_cleanly_and_resume_completes(bench_env, tmp_path):
+    out = tmp_path / "r.csv"
+    proc = start(bench_env, "run", *SLOW, "--out", str(out))
+    wait_for_rows(out, 2, proc)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, (proc.returncode, stdout, stderr)
+    partial = pd.read_csv(out)
+    assert 1 <= len(partial) < 8 and not partial.rep.duplicated().any()
+    command = stderr.strip().splitlines()[-1].split("run: ", 1)[1]
+    args = shlex.split(command)
+    assert args[0] == "gcbench" and args[-2:] == ["--resume", str(out)] and "--out" not in args
+    done = gcbench(bench_env, *args[1:])
+    assert done.returncode == 0, done.stderr
+    check_complete(out)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_sigkill_leaves_a_resumable_file_and_no_orphan(bench_env, tmp_path):
+    out = tmp_path / "r.csv"
+    proc = start(bench_env, "run", *SLOW, "--out", str(out))
+    wait_for_rows(out, 2, proc)
+    workers = children(proc.pid)
+    assert workers
+    proc.kill()
+    proc.communicate(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{w}").exists() for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(Path(f"/proc/{w}/stat").exists() for w in workers), "worker outlived parent"
+    with open(out, "a") as handle:  # what a write cut short by the kill would leave
+        handle.write("0123abcd,2026-01-01T00:00:00")
+    done = gcbench(bench_env, "run", *SLOW, "--resume", str(out))
+    assert done.returncode == 0, done.stderr
+    check_complete(out)
+
+
+def test_failures_exit_1_and_the_device_is_named(bench_env, tmp_path):
+    done = gcbench(bench_env, "run", "--graph", "gen:cycle?n=5", "--algo", "test-invalid",
+                   "--reps", "1", "--warmup", "0", "--out", str(tmp_path / "r.csv"))  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert "running" in lines[0] and ("GPU" in lines[0] or "CPU" in lines[0])
+    assert lines[-1] == f"1 rows written to {tmp_path / 'r.csv'} (file: 1 invalid)"
+
+
+def test_spec_errors_are_one_line_before_anything_runs(bench_env, tmp_path):
+    out = tmp_path / "r.csv"
+    done = gcbench(bench_env, "run", "--algo", "nope", "--device", "cpu", "--out", str(out))
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: unknown algorithm 'nope'")
+    assert len(done.stderr.strip().splitlines()) == 1 and not out.exists()
+    done = gcbench(bench_env, "run", "--algo", "greedy", "--param", "order=zz", "--device", "cpu",
+                   "--out", str(out))  # fmt: skip
+    assert done.returncode == 2 and "order=zz is not one of" in done.stderr
+
+
+def test_list_suites(bench_env):
+    done = gcbench(bench_env, "list", "suites")
+    assert done.returncode == 0
+    assert any(
+        line.split()[0] == "quick" and "default" in line for line in done.stdout.splitlines()
+    )
+
+
+def test_plugins_must_import(bench_env, tmp_path):
+    env = {**bench_env, "GCBENCH_PLUGINS": "no_such_module_xyz"}
+    done = gcbench(env, "run", "--device", "cpu", "--out", str(tmp_path / "r.csv"))
+    assert done.returncode == 2 and "GCBENCH_PLUGINS: cannot import 'no_such_module_xyz'" in (
+        done.stderr
+    )
+    assert os.environ.get("GCBENCH_PLUGINS") == "gcbench_test_plugins"
