@@ -6,6 +6,30 @@
 // Colors are int, -1 uncolored. Every kernel is a grid-stride loop, so any launch shape works.
 #include "common.cuh"
 
+// Neighbours are read GCB_VB_BATCH at a time, all loads issued before any is used, so a
+// thread scanning a hub's long row keeps that many loads in flight instead of one.
+#define GCB_VB_BATCH 8
+
+// The colors of row entries e, e + step, ..., e + (BATCH - 1) * step that lie in [begin, end)
+// and whose vertex passes `take`; `absent` elsewhere.
+template <class Take>
+__device__ __forceinline__ void vb_batch(int (&out)[GCB_VB_BATCH], const int e, const int step,
+                                         const int begin, const int end,
+                                         const int* __restrict__ indices, const int* colors,
+                                         const int absent, Take take)
+{
+    int u[GCB_VB_BATCH];
+#pragma unroll
+    for (int k = 0; k < GCB_VB_BATCH; k++) {
+        const int i = e + k * step;
+        u[k] = (i >= begin && i < end) ? indices[i] : -1;
+    }
+#pragma unroll
+    for (int k = 0; k < GCB_VB_BATCH; k++) out[k] = (u[k] >= 0 && take(u[k])) ? colors[u[k]] : absent;
+}
+
+__device__ __forceinline__ bool vb_any(const int) { return true; }
+
 // vb: the unbounded forbidden array. Vertex v owns deg(v) + 1 stamps at indptr[v] + v (its
 // smallest free color is at most deg(v), so that is all it can need); a stamp equal to this
 // round's `stamp` marks a color as used, so nothing is ever cleared.
@@ -20,9 +44,12 @@ extern "C" __global__ void vb_assign(const int count, const int* __restrict__ li
         const int v = list[i];
         const int begin = indptr[v], end = indptr[v + 1], degree = end - begin;
         int* __restrict__ used = stamps + (long long)begin + v;
-        for (int e = begin; e < end; e++) {
-            const int c = colors[indices[e]];
-            if (c >= 0 && c <= degree) used[c] = stamp;
+        for (int e = begin; e < end; e += GCB_VB_BATCH) {
+            int c[GCB_VB_BATCH];
+            vb_batch(c, e, 1, begin, end, indices, colors, GCB_UNCOLORED, vb_any);
+#pragma unroll
+            for (int k = 0; k < GCB_VB_BATCH; k++)
+                if (c[k] >= 0 && c[k] <= degree) used[c[k]] = stamp;
         }
         int c = 0;
         while (used[c] == stamp) c++;
@@ -43,9 +70,14 @@ extern "C" __global__ void vbbit_assign(const int count, const int* __restrict__
         const int begin = indptr[v], end = indptr[v + 1];
         for (int offset = 0;; offset += 64) {
             unsigned long long used = 0;
-            for (int e = begin; e < end && ~used; e++) {
-                const unsigned int c = (unsigned int)(colors[indices[e]] - offset);
-                if (c < 64u) used |= 1ull << c;  // uncolored (-1) wraps out of the window
+            for (int e = begin; e < end && ~used; e += GCB_VB_BATCH) {
+                int c[GCB_VB_BATCH];
+                vb_batch(c, e, 1, begin, end, indices, colors, GCB_UNCOLORED, vb_any);
+#pragma unroll
+                for (int k = 0; k < GCB_VB_BATCH; k++) {
+                    const unsigned int bit = (unsigned int)(c[k] - offset);
+                    if (bit < 64u) used |= 1ull << bit;  // uncolored (-1) wraps out of the window
+                }
             }
             if (~used) {
                 colors[v] = offset + __ffsll((long long)~used) - 1;
@@ -60,14 +92,18 @@ extern "C" __global__ void vbbit_assign(const int count, const int* __restrict__
 __device__ __forceinline__ bool vb_conflict(const int v, const int* __restrict__ indptr,
                                             const int* __restrict__ indices, int* colors)
 {
-    const int c = colors[v];
-    for (int e = indptr[v + 1] - 1; e >= indptr[v]; e--) {
-        const int u = indices[e];
-        if (u < v) break;
-        if (colors[u] == c) {
+    const int c = colors[v], begin = indptr[v];
+    for (int e = indptr[v + 1] - 1; e >= begin; e -= GCB_VB_BATCH) {
+        int cu[GCB_VB_BATCH];  // -2: a smaller neighbour or past the row, never a color
+        vb_batch(cu, e, -1, begin, e + 1, indices, colors, -2, [v](int u) { return u > v; });
+        bool same = false;
+#pragma unroll
+        for (int k = 0; k < GCB_VB_BATCH; k++) same |= cu[k] == c;
+        if (same) {
             colors[v] = GCB_UNCOLORED;
             return true;
         }
+        if (cu[GCB_VB_BATCH - 1] == -2) break;  // the batch reached the smaller neighbours
     }
     return false;
 }
