@@ -255,3 +255,8 @@ def test_command_line_replacements():
     assert build_suite("quick", ["gen:cycle?n=3"], (), None, None, None).name == "quick"
     with pytest.raises(SpecError, match="reps"):
         build_suite(None, (), (), 0, None, None)
+
+
+@pytest.mark.parametrize("name", [name for name, _ in list_suites()])
+def test_every_shipped_suite_expands_on_the_gpu(name):
+    assert expand(load_suite(name), backend="gpu")
