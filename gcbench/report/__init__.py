@@ -79,6 +79,7 @@ def report(
     chosen, why = aggregate.choose_baseline(summary, baseline)
     notes.append(why)
     notes += aggregate.add_comparisons(summary, chosen)
+    traces = load.read_traces(paths, notes)
     rep = Report(
         rows=rows,
         summary=summary,
@@ -86,7 +87,7 @@ def report(
         winners=aggregate.winners(summary),
         block_sizes=aggregate.best_block_sizes(summary),
         pareto=aggregate.pareto(summary),
-        traces=load.read_traces(paths),
+        traces=traces,
         baseline=chosen,
         sources=paths,
         notes=tuple(notes),

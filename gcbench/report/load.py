@@ -29,7 +29,19 @@ def newest_csv(directory: Path) -> Path:
     return max(found, key=lambda p: (p.stat().st_mtime, p.name))
 
 
-def _read(path: Path, needed: Sequence[str], what: str) -> pd.DataFrame:
+def _cut_short(path: Path) -> bool:
+    """Whether the file's last line lacks its newline (a writer killed mid-row)."""
+    with open(path, "rb") as handle:
+        handle.seek(0, 2)
+        if handle.tell() == 0:
+            return False
+        handle.seek(-1, 2)
+        return handle.read(1) != b"\n"
+
+
+def _read(path: Path, needed: Sequence[str], what: str, notes: list[str]) -> pd.DataFrame:
+    """The CSV as strings, checked for the ``needed`` columns; a last row cut short by an
+    interrupted writer is left out, with a note."""
     if not path.is_file():
         raise InputError(f"no such {what} file: {path}")
     try:
@@ -46,6 +58,9 @@ def _read(path: Path, needed: Sequence[str], what: str) -> pd.DataFrame:
         raise InputError(
             f"{path} is not a gcbench {what} file{hint}: missing columns {', '.join(missing)}"
         )
+    if len(frame) and _cut_short(path):
+        notes.append(f"left out the incomplete last line of {path} (an interrupted run?)")
+        frame = frame.iloc[:-1]
     return frame
 
 
@@ -60,7 +75,8 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
     rows), text columns stay strings ("" where empty). Exact duplicate rows (the same file
     given twice) are dropped and counted.
     """
-    frames = [_read(Path(p), NEEDED, "results") for p in paths]
+    notes: list[str] = []
+    frames = [_read(Path(p), NEEDED, "results", notes) for p in paths]
     rows = pd.concat(frames, ignore_index=True)
     if rows.empty:
         names = ", ".join(str(p) for p in paths)
@@ -71,7 +87,6 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
             f"unknown status {', '.join(map(repr, unknown))} in {', '.join(map(str, paths))};"
             f" expected one of {'|'.join(STATUSES)}"
         )
-    notes: list[str] = []
     before = len(rows)
     rows = rows.drop_duplicates(ignore_index=True)
     if len(rows) < before:
@@ -93,13 +108,13 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
     return rows, notes
 
 
-def read_traces(paths: Sequence[Path]) -> pd.DataFrame | None:
+def read_traces(paths: Sequence[Path], notes: list[str]) -> pd.DataFrame | None:
     """The trace rows beside ``paths`` (``series`` defaults to "active"), or None if none."""
     found = [trace_path(Path(p)) for p in paths if trace_path(Path(p)).is_file()]
     if not found:
         return None
     needed = [c for c in TRACE_COLUMNS if c != "series"]  # older trace files lack it
-    traces = pd.concat([_read(p, needed, "trace") for p in found], ignore_index=True)
+    traces = pd.concat([_read(p, needed, "trace", notes) for p in found], ignore_index=True)
     if "series" not in traces.columns:
         traces["series"] = "active"
     traces["series"] = traces["series"].replace("", "active")

@@ -225,6 +225,15 @@ def test_two_runs_merged_and_duplicates_dropped(write_csv, reps):
     assert any("dropped 2 duplicate rows" in n for n in again.notes)
 
 
+def test_a_row_cut_short_by_an_interrupted_run_is_left_out(write_csv, reps):
+    path = write_csv(reps("g1", "greedy", [1.0, 2.0, 3.0]))
+    text = path.read_text()
+    path.write_text(text[: text.rindex("\n", 0, len(text) - 1) + 12])  # 11 chars of row 3
+    rep = report([path])
+    assert rep.summary.iloc[0].reps == 2 and rep.summary.iloc[0].time_ms == 1.5
+    assert any("left out the incomplete last line" in n for n in rep.notes)
+
+
 def test_rows_from_several_gpus_are_flagged(write_csv, row):
     rows = [row("g1", "jpl", 1.0, device_name="H100"), row("g1", "jpl", 2.0, device_name="H200")]
     rep = report([write_csv(rows)])
