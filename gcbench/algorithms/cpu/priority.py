@@ -57,8 +57,8 @@ def ldf_order(graph: Graph) -> np.ndarray:
 
     Because hash32 is a bijection, (degree, hash32(v)) is already unique, so the id never
     decides, and the packed key ``degree << 32 | hash32(v)`` identifies v. Sorting those keys
-    by value and inverting the hash is the same order as the 3-key lexsort, about 5x faster
-    than an argsort (a value sort of 4M uint64 keys takes ~0.1 s).
+    by value and inverting the hash is the same order as the 3-key lexsort (0.28 s for 4.2M
+    vertices, against 0.62 s for an argsort of the same keys and 2.4 s for the lexsort).
     """
     key = graph.degrees.astype(np.uint64) << np.uint64(32)
     key |= hash32_array(np.arange(graph.n, dtype=np.uint64))
