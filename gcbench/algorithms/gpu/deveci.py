@@ -29,7 +29,7 @@ from gcbench.errors import RoundCapError, SpecError
 VB_FAMILY, EB_FAMILY = "deveci_vb", "deveci_eb"
 CS_WIDTH = 32  # eb-cs: colors per color set (§3.2.1)
 TENTATIVE_WIDTH = 31  # eb-tent, eb-er: the top bit marks a tentative color (§3.2.2)
-VB_BLOCK, EB_BLOCK = 128, 256  # default block sizes (docs/deveci.md, block-size study)
+VB_BLOCK, EB_BLOCK = 8, 256  # default block sizes: docs/deveci.md, "Default block sizes"
 CONFLICT_LISTS = ("atomic", "scan")
 EDGES_KEY = "deveci.edges"
 
