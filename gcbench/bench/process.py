@@ -22,6 +22,7 @@ from gcbench.bench import worker
 
 POLL_S = 0.2  # how often a wait checks for an interrupt
 STOP_GRACE_S = 5.0
+LOG_TAIL = 16384  # bytes of the worker's log read after a crash
 
 
 class WorkerLost(Exception):
@@ -42,8 +43,9 @@ class WorkerProcess:
 
     def __init__(self, interrupted: Callable[[], bool]) -> None:
         self._interrupted = interrupted
-        fd, log = tempfile.mkstemp(prefix="gcbench-worker-", suffix=".log")
-        os.close(fd)
+        # The worker writes its output here and unlinks the name at once; the parent keeps
+        # this descriptor to read the last line after a crash.
+        self._log_fd, log = tempfile.mkstemp(prefix="gcbench-worker-", suffix=".log")
         self.log = Path(log)
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe()
@@ -92,10 +94,16 @@ class WorkerProcess:
         return WorkerLost("error", f"worker {how}" + (f"; last output: {tail}" if tail else ""))
 
     def _log_tail(self) -> str:
-        try:
-            lines = self.log.read_text(errors="replace").strip().splitlines()
-        except OSError:
-            return ""
+        """The worker's last line of output, or for a fatal signal faulthandler's headline
+        and innermost frame (its last line only lists extension modules)."""
+        size = os.fstat(self._log_fd).st_size
+        tail = os.pread(self._log_fd, min(size, LOG_TAIL), max(0, size - LOG_TAIL))
+        lines = [line.strip() for line in tail.decode(errors="replace").splitlines()]
+        lines = [line for line in lines if line]
+        fatal = [i for i, line in enumerate(lines) if line.startswith("Fatal Python error")]
+        if fatal:
+            frames = [line for line in lines[fatal[-1] :] if line.startswith("File ")]
+            return worker.one_line(" ".join([lines[fatal[-1]], *frames[:1]]))
         return worker.one_line(lines[-1]) if lines else ""
 
     def stop(self) -> None:
@@ -106,11 +114,15 @@ class WorkerProcess:
         self.kill()
 
     def kill(self) -> None:
-        """Kill the worker's whole process group (and the worker itself) and clean up."""
+        """Kill the worker's whole process group (and the worker itself) and clean up; safe
+        to call again."""
         if self.proc.exitcode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.kill()
             self.proc.join()
         self.conn.close()
-        self.log.unlink(missing_ok=True)
+        if self._log_fd >= 0:
+            os.close(self._log_fd)
+            self._log_fd = -1
+            self.log.unlink(missing_ok=True)  # if the worker never got to it

@@ -321,6 +321,7 @@ class _GraphRun:
                 self.session.display.advance()
             if self.worker is not None:
                 self.worker.stop()
+                self.worker = None
         finally:
             if self.worker is not None:
                 self.worker.kill()

@@ -101,6 +101,7 @@ def _detach(parent_pid: int, log_path: str) -> None:
     if os.getppid() != parent_pid:
         os._exit(0)
     log = os.open(log_path, os.O_WRONLY | os.O_APPEND)
+    os.unlink(log_path)  # the parent reads it through its own descriptor; nothing is left behind
     os.dup2(log, 1)
     os.dup2(log, 2)
     os.close(log)

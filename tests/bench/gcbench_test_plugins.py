@@ -28,6 +28,12 @@ def _exit(graph, **_) -> Coloring:
     os._exit(3)
 
 
+def _segfault(graph, **_) -> Coloring:
+    import ctypes
+
+    ctypes.string_at(0)  # reads address 0: SIGSEGV
+
+
 def _sleep(graph, *, seconds: float, **_) -> Coloring:
     time.sleep(seconds)
     return _distinct(graph)
@@ -61,6 +67,7 @@ _spec(
     description="every vertex its own color",
 )
 _spec("test-exit", _exit)
+_spec("test-segfault", _segfault)
 _spec("test-sleep", _sleep, params=(Param("seconds", 30.0, float, low=0.0),))
 _spec("test-invalid", _invalid)
 _spec("test-roundcap", _roundcap)

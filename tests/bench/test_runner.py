@@ -14,8 +14,8 @@ from gcbench.bench.results import COLUMNS
 
 GRAPH = "gen:cycle?n=11"  # odd cycle: greedy needs 3 colors
 ALGORITHMS = [
-    "greedy", "test-distinct", "test-exit", "test-invalid", "test-sleep", "test-roundcap",
-    "test-memory", "test-unsupported",
+    "greedy", "test-distinct", "test-exit", "test-segfault", "test-invalid", "test-sleep",
+    "test-roundcap", "test-memory", "test-unsupported",
 ]  # fmt: skip
 CPU = runner.DeviceChoice("cpu", "test")
 
@@ -79,6 +79,7 @@ def test_ok_rows_are_timed_and_validated(first):
     ("name", "status", "message"),
     [
         ("test-exit", "error", "worker exited with code 3"),
+        ("test-segfault", "error", "killed by SIGSEGV; last output: Fatal Python error"),
         ("test-invalid", "invalid", "11 conflicts, 0 uncolored"),
         ("test-sleep", "timeout", "exceeded the 2 s wall-clock timeout"),
         ("test-roundcap", "timeout", "still 5 active after 3 rounds"),
@@ -96,7 +97,7 @@ def test_failures_become_rows_and_the_run_goes_on(first, name, status, message):
 def test_summary_and_exit_code(first):
     summary, frame, _ = first
     assert summary.exit_code == 1 and summary.written == len(frame) == 2 * len(ALGORITHMS)
-    assert summary.counts == {"ok": 4, "error": 2, "invalid": 2, "timeout": 4, "oom": 2,
+    assert summary.counts == {"ok": 4, "error": 4, "invalid": 2, "timeout": 4, "oom": 2,
                               "unsupported": 2}  # fmt: skip
 
 
