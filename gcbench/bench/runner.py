@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -185,6 +185,8 @@ def run(
     traces = TraceFile(path, resume=resume is not None) if trace else None
     summary = RunSummary(path, traces.path if traces else None, choice.backend, len(cases))
     summary.counts.update(results.previous)
+    if not offline:
+        summary.notes.extend(prefetch(case.graph for case in cases))
     if choice.backend == "cpu" and (skipped := skipped_gpu_algorithms(the_suite)):
         summary.notes.append(f"left out GPU algorithms on the CPU: {', '.join(skipped)}")
     session = _Session(the_suite, results, traces, summary, offline, capture_environment())
@@ -202,6 +204,19 @@ def run(
         if traces:
             traces.close()
     return summary
+
+
+def prefetch(specs: Iterable[str]) -> list[str]:
+    """Download the remote graphs of a run into the cache, in the parent, before any worker
+    starts (issue 7: suites fetch with ``gcbench fetch``'s code, and no download bar competes
+    with the progress display). Returns a note per failure; the worker then falls back to the
+    graph's stand-in, or records the failure."""
+    from gcbench.fetch import fetch_all, is_remote
+
+    remote = [spec for spec in dict.fromkeys(specs) if is_remote(spec)]
+    if not remote:
+        return []
+    return [f"{r.spec}: {r.error}" for r in fetch_all(remote) if r.status == "failed"]
 
 
 def _results_path(name: str, out: str | Path | None, resume: str | Path | None) -> Path:
