@@ -14,9 +14,6 @@ SUITES = {"seed-deveci": 7, "seed-borione": 27, "seed-ecl": 17}
 
 # Algorithms of /work/shared/algorithms.md that other issues register (VB/EB, ECL-GC). When all
 # of gcbench has landed this set must be empty: test_algorithms_are_registered says which remain.
-PENDING = {"vb", "vb-bit", "eb", "eb-cs", "eb-tent", "eb-er", "ecl-gc"}
-
-
 @pytest.mark.parametrize("name", SUITES)
 def test_graphs_resolve_and_standins_are_valid(name, tmp_path):
     suite = load_suite(name)
@@ -38,7 +35,7 @@ def test_graphs_resolve_and_standins_are_valid(name, tmp_path):
 def test_algorithms_are_registered(name):
     named = {a.name for a in load_suite(name).algorithms}
     known = {s.name for s in algorithms.all_specs()}
-    assert named - known <= PENDING, f"unknown algorithms {sorted(named - known - PENDING)}"
+    assert named <= known, f"unknown algorithms {sorted(named - known)}"
 
 
 def test_synthetic_inputs_use_the_generated_families():
