@@ -12,8 +12,7 @@ from gcbench.sources import canonical_spec
 
 SUITES = {"seed-deveci": 7, "seed-borione": 27, "seed-ecl": 17}
 
-# Algorithms of /work/shared/algorithms.md that other issues register (VB/EB, ECL-GC). When all
-# of gcbench has landed this set must be empty: test_algorithms_are_registered says which remain.
+
 @pytest.mark.parametrize("name", SUITES)
 def test_graphs_resolve_and_standins_are_valid(name, tmp_path):
     suite = load_suite(name)
