@@ -268,7 +268,9 @@ def trace_lines(traces: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
     repetition (earliest run id, lowest rep) at the configuration's fastest block size on
     the graph (``best``, from :func:`best_block_per_config`), or at the smallest block size
     traced where it has no valid time (a timed-out run's trace is the interesting one).
-    Adds ``config`` (as named in ``best``); ordered by graph, series and round.
+    Series with a single value (a total such as ``reported_colors``) are no per-round
+    curve and are left out. Adds ``config`` (as named in ``best``); ordered by graph,
+    series and round.
     """
     known = best[["algorithm", "params", "config"]].drop_duplicates()
     t = traces.merge(known, on=["algorithm", "params"], how="left")
@@ -282,5 +284,6 @@ def trace_lines(traces: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
     first = t.sort_values(["run_id", "rep"]).groupby(["graph", "config", "series"]).head(1)
     keep = ["run_id", "graph", "config", "series", "rep"]
     t = t.merge(first[keep], on=keep).sort_values(["series", "round"])
+    t = t[t.groupby(["graph", "config", "series"])["round"].transform("size") > 1]
     t = in_graph_order(t, list(dict.fromkeys([*best["graph"], *t["graph"]])))
     return t.drop(columns=["bs", "chosen"])

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 DPI = 100
 LEGEND_ROWS = 22  # legend entries per column before a second column starts
 ROW_WIDTH_IN = 14.0  # plot area of one row of bar clusters
+PANEL_IN = (4.4, 3.6)  # one panel of the block-size and trace plots
 
 
 def short_graph(name: str) -> str:
@@ -203,14 +204,19 @@ def grouped_bars(
     return _save(fig, path)
 
 
-def _panels(
-    count: int, labels: Sequence[str], panel_in: tuple[float, float]
-) -> tuple[Figure, int, int]:
-    """A figure for ``count`` panels, three per row, with room for a legend at the right."""
+def _wrapped(count: int) -> tuple[int, int]:
+    """(rows, columns) for ``count`` panels, three to a row."""
     cols = min(3, count)
-    rows = math.ceil(count / cols)
+    return math.ceil(count / cols), cols
+
+
+def _panel_figure(
+    rows: int, cols: int, labels: Sequence[str], panel_in: tuple[float, float]
+) -> tuple[Figure, np.ndarray]:
+    """A figure with a ``rows`` × ``cols`` grid of axes and room for a legend at the right."""
     size = (cols * panel_in[0] + legend_width_in(labels) + 0.4, rows * panel_in[1] + 0.6)
-    return _figure((round(size[0], 2), round(size[1], 2))), rows, cols
+    fig = _figure((round(size[0], 2), round(size[1], 2)))
+    return fig, fig.subplots(rows, cols, squeeze=False)
 
 
 def block_size_sweep(
@@ -228,8 +234,7 @@ def block_size_sweep(
     graphs = list(dict.fromkeys(gpu["graph"]))
     configs = sorted(gpu["config"].unique())
     titles = graph_labels(graphs, width=40)
-    fig, rows, cols = _panels(len(graphs), configs, (4.4, 3.6))
-    axes = fig.subplots(rows, cols, squeeze=False)
+    fig, axes = _panel_figure(*_wrapped(len(graphs)), configs, PANEL_IN)
     handles: dict[str, object] = {}
     sizes = sorted(gpu["block_size"].unique())
     for ax, graph in zip(axes.flat, graphs, strict=False):
@@ -261,31 +266,42 @@ def trace_curves(
     best: pd.DataFrame,
     path: Path,
     colours: dict[str, tuple[float, ...]],
-) -> Path:
-    """Per-round trace values (e.g. vertices still active), a panel per graph × series,
-    one line per configuration (:func:`~gcbench.report.aggregate.trace_lines`)."""
+) -> Path | None:
+    """Per-round trace values (e.g. vertices still active), one line per configuration
+    (:func:`~gcbench.report.aggregate.trace_lines`): a row of panels per graph and a column
+    per series, or, with a single series, the graphs' panels three to a row. None when no
+    trace has two rounds or more."""
     from gcbench.report.aggregate import trace_lines
 
     t = trace_lines(traces, best)
-    panels = list(dict.fromkeys(zip(t["graph"], t["series"], strict=True)))
+    if t.empty:
+        return None
+    graphs = list(dict.fromkeys(t["graph"]))
+    series = sorted(t["series"].unique())
+    if len(series) == 1:
+        rows, cols = _wrapped(len(graphs))
+        where = {(g, series[0]): divmod(i, cols) for i, g in enumerate(graphs)}
+    else:
+        rows, cols = len(graphs), len(series)
+        where = {(g, s): (i, j) for i, g in enumerate(graphs) for j, s in enumerate(series)}
     configs = sorted(t["config"].unique())
-    titles = graph_labels(list(dict.fromkeys(t["graph"])), width=40)
-    fig, rows, cols = _panels(len(panels), configs, (4.4, 3.6))
-    axes = fig.subplots(rows, cols, squeeze=False)
+    titles = graph_labels(graphs, width=40)
+    fig, axes = _panel_figure(rows, cols, configs, PANEL_IN)
+    for ax in axes.flat:
+        ax.set_visible(False)
     handles: dict[str, object] = {}
-    for ax, (graph, series) in zip(axes.flat, panels, strict=False):
-        part = t[(t["graph"] == graph) & (t["series"] == series)]
+    for (graph, name), part in t.groupby(["graph", "series"], sort=False):
+        ax = axes[where[graph, name]]
+        ax.set_visible(True)
         for config, line in part.groupby("config"):
             (handles[config],) = ax.plot(line["round"], line["active"], ".-",
                                          color=colours.get(config), markersize=3)  # fmt: skip
         if (part["active"] > 0).any():
             _log_y(ax)
-        ax.set_title(f"{titles[graph].replace(chr(10), ' ')}: {series}", fontsize="medium")
+        ax.set_title(f"{titles[graph].replace(chr(10), ' ')}: {name}", fontsize="medium")
         ax.set_xlabel("round")
-        ax.set_ylabel(f"{series} (count)")
+        ax.set_ylabel(f"{name} (count)")
         ax.grid(alpha=0.3)
-    for ax in axes.flat[len(panels) :]:
-        ax.set_visible(False)
     fig.suptitle("Per-round trace (first repetition)")
     names = [c for c in configs if c in handles]
     swept = t["block_size"].notna().any()
@@ -340,6 +356,6 @@ def write_plots(
                          title="Rounds per algorithm (iterations column)",
                          ylabel="rounds (median)" + (", log scale" if spread > 30 else ""))
         )  # fmt: skip
-    if traces is not None:
-        written.append(trace_curves(traces, best, out / "trace.png", colours))
+    if traces is not None and (curves := trace_curves(traces, best, out / "trace.png", colours)):
+        written.append(curves)
     return written

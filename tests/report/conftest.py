@@ -101,6 +101,11 @@ def traced_report(tmp_path_factory):
          "rep": 0, "round": r, "series": "active", "active": 7}
         for bs in (128, 64) for r in range(100)
     ]  # fmt: skip
+    trace += [  # a total, one value per run: no per-round curve
+        {"run_id": "r1", "graph": g, "algorithm": "cusparse", "params": "", "block_size": "",
+         "rep": 0, "round": 0, "series": "reported_colors", "active": 5}
+        for g in ("g1", "g2")
+    ]  # fmt: skip
     write_rows(here / "results.trace.csv", trace, TRACE_COLUMNS)
     return report([path], out=here / "report"), here / "report"
 

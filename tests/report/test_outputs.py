@@ -12,7 +12,16 @@ from rich.console import Console
 
 from gcbench.report import report
 from gcbench.report.aggregate import best_block_per_config, trace_lines
-from gcbench.report.plots import DPI, bar_layout, graph_labels, grouped_bars, palette, tick_text
+from gcbench.report.plots import (
+    DPI,
+    PANEL_IN,
+    bar_layout,
+    graph_labels,
+    grouped_bars,
+    legend_width_in,
+    palette,
+    tick_text,
+)
 from gcbench.report.tables import SUMMARY_COLUMNS
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -100,7 +109,8 @@ def test_bar_plot_size_follows_its_layout(traced_report):
 
 def test_traces_follow_the_best_block_size(traced_report):
     rep, _ = traced_report
-    assert set(rep.traces.series) == {"active", "edges"} and len(rep.traces) == 96 + 200
+    assert set(rep.traces.series) == {"active", "edges", "reported_colors"}
+    assert len(rep.traces) == 96 + 200 + 2
     lines = trace_lines(rep.traces, best_block_per_config(rep.summary))
     chosen = lines.groupby(["graph", "config"])["block_size"].unique().map(list).to_dict()
     # ecl-gc is fastest at 128 on g1 and at 256 on g2; eb-tent has no valid time on g1
@@ -108,6 +118,15 @@ def test_traces_follow_the_best_block_size(traced_report):
                       ("g2", "ecl-gc"): [256]}  # fmt: skip
     assert set(lines.rep) == {0} and len(lines) == 2 * 2 * 6 + 100  # one rep per series
     assert list(lines.graph.unique()) == ["g1", "g2"]
+    assert set(lines.series) == {"active", "edges"}  # reported_colors has a single round
+
+
+def test_trace_plot_is_a_graph_by_series_grid(traced_report):
+    _, out = traced_report
+    # 2 graphs × 2 series with curves (reported_colors is left out), legend: 2 configurations
+    width = round(2 * PANEL_IN[0] + legend_width_in(["ecl-gc", "eb-tent"]) + 0.4, 2)
+    height = round(2 * PANEL_IN[1] + 0.6, 2)
+    assert png_size(out / "trace.png") == (round(width * DPI), round(height * DPI))
 
 
 def test_many_graphs_wrap_onto_rows(tmp_path, write_csv, row):
