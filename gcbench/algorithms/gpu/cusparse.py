@@ -5,7 +5,8 @@ through ctypes on the libcusparse that CuPy itself loaded (nvidia-blog-csrcolor-
 handle is created once per process and destroyed at exit; the matrix descriptor and color
 info are created and destroyed around every call; the float32 values array of ones is
 built once per graph by ``setup`` (not timed). ``iterations`` is empty: the library does
-not report its rounds.
+not report its rounds. The count it reports is the largest color + 1 (its colors can have
+gaps), kept in the trace as ``reported_colors``.
 """
 
 from __future__ import annotations
@@ -127,6 +128,13 @@ def _run(dgraph: runtime.DeviceGraph, *, block_size: int) -> Coloring:
             lib.cusparseDestroyColorInfo(info)
     finally:
         lib.cusparseDestroyMatDescr(descr)
+    if ncolors.value == 0:
+        # Seen with CUDA 13 on graphs without edges: the routine returns success, colors
+        # nothing and reports 0 colors. Report that, rather than color them on its behalf.
+        raise UnsupportedError(
+            f"cusparse: csrcolor colored none of the {dgraph.n} vertices of {dgraph.name} "
+            f"(it does so when the graph has no edges: nnz = {dgraph.nnz})"
+        )
     return Coloring(colors, None, {"reported_colors": [float(ncolors.value)]})
 
 
