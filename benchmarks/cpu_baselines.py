@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 
 import numba
+from _timing import time_case
 
-from gcbench import algorithms, load_graph
+from gcbench import load_graph
 from gcbench.algorithms.cpu.greedy import ORDERS
-from gcbench.algorithms.execute import finish, prepare, run_timed, setup
+from gcbench.algorithms.execute import prepare
 from gcbench.errors import GcbenchError
 
 GRAPHS = ["gen:rgg?scale=20", "gen:kron?scale=18"]
@@ -41,19 +41,12 @@ def parse_case(case: str) -> tuple[str, dict[str, str]]:
 
 def measure(prepared, name: str, given: dict[str, str], reps: int) -> str:  # type: ignore[no-untyped-def]
     """One table row's cells for the case on the prepared graph: median ms, colors, rounds."""
-    spec = algorithms.get(name)
-    params = spec.resolve_params(given)
-    setup_ms = setup(spec, prepared)
-    coloring, _ = run_timed(spec, prepared, None, params)  # warm-up
-    times = []
-    for _ in range(reps):
-        coloring, ms = run_timed(spec, prepared, None, params)
-        times.append(ms)
-    _, validation, _ = finish(spec, prepared, coloring)
-    if not validation.valid:
-        return f"INVALID ({validation.conflicts} conflicts, {validation.uncolored} uncolored)"
-    rounds = "" if coloring.iterations is None else str(coloring.iterations)
-    return f"{statistics.median(times):.1f} | {validation.colors} | {rounds} | {setup_ms:.0f}"
+    timed = time_case(name, prepared, given, reps=reps)
+    v = timed.validation
+    if not v.valid:
+        return f"INVALID ({v.conflicts} conflicts, {v.uncolored} uncolored)"
+    rounds = "" if timed.coloring.iterations is None else str(timed.coloring.iterations)
+    return f"{timed.median_ms:.1f} | {v.colors} | {rounds} | {timed.setup_ms:.0f}"
 
 
 def main() -> None:

@@ -20,10 +20,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+from _timing import time_case
 
 from gcbench import algorithms, load_graph
 from gcbench.algorithms.cpu.greedy import greedy_colors
-from gcbench.algorithms.execute import finish, prepare, run_timed, setup
+from gcbench.algorithms.execute import prepare
 from gcbench.algorithms.gpu import ecl_gc, runtime
 from gcbench.errors import GcbenchError
 
@@ -58,20 +59,6 @@ def _generate(spec: str) -> str:
     return f"{spec}: n={graph.n} nnz={graph.nnz} in {time.perf_counter() - start:.0f} s"
 
 
-def _timed(name: str, prepared, params: dict, reps: int):
-    spec = algorithms.get(name)
-    resolved = spec.resolve_params(params)
-    setup(spec, prepared)
-    run_timed(spec, prepared, None, resolved)  # warm-up: compilation, allocation
-    times, passes = [], []
-    for _ in range(reps):
-        coloring, ms = run_timed(spec, prepared, None, resolved)
-        times.append(ms)
-        passes.append(coloring.iterations)
-    colors, validation, _ = finish(spec, prepared, coloring)
-    return coloring, colors, validation, times, passes
-
-
 def _figure12(trace: dict, n: int) -> str:
     if "colored_init" not in trace or not n:
         return ""
@@ -90,11 +77,12 @@ def bench_graph(spec: str, reps: int, verify: bool, peers: bool) -> list[str]:
         runs += [(p, {}) for p in PEERS if p in {s.name for s in algorithms.all_specs("gpu")}]
     for name, params in runs:
         try:
-            coloring, colors, validation, times, passes = _timed(name, prepared, params, reps)
+            timed = time_case(name, prepared, params, reps=reps)
         except GcbenchError as exc:
             rows.append(f"{head} | {name} | | | failed: {exc} | | | | | | | |")
             continue
-        median = statistics.median(times)
+        coloring, colors, validation = timed.coloring, timed.colors, timed.validation
+        median, passes = timed.median_ms, timed.iterations
         medians[name, params.get("shortcuts"), params.get("reduce")] = median
         same = ""
         if reference is not None and params.get("reduce", "none") == "none" and name == "ecl-gc":
@@ -104,7 +92,7 @@ def bench_graph(spec: str, reps: int, verify: bool, peers: bool) -> list[str]:
         target = TARGET_MS.get(spec, "") if params.get("shortcuts") == "both" else ""
         rows.append(
             f"{head} | {name} | {params.get('shortcuts', '')} | {params.get('reduce', '')} "
-            f"| {median:.2f} | {min(times):.2f} | {validation.colors}{valid} | {iters} "
+            f"| {median:.2f} | {min(timed.times_ms):.2f} | {validation.colors}{valid} | {iters} "
             f"| {_figure12(coloring.trace, graph.n)} | {same} | {target} |"
         )
         print(rows[-1], flush=True)

@@ -10,12 +10,13 @@ the rounds of a validated coloring. Prints a markdown table, one line per result
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 
+from _timing import time_case
+
 from gcbench import algorithms, load_graph
-from gcbench.algorithms.execute import finish, prepare, run_timed, setup
+from gcbench.algorithms.execute import prepare
 from gcbench.algorithms.gpu import runtime
 from gcbench.errors import GcbenchError
 
@@ -34,19 +35,12 @@ SLOW_MS = 2000.0  # a warm-up slower than this is followed by one repetition onl
 
 def measure(prepared, name: str, reps: int) -> str:
     """One table row's cells for ``name`` on the prepared graph: median ms, colors, rounds."""
-    spec = algorithms.get(name)
-    params = spec.resolve_params({})
-    setup(spec, prepared)
-    coloring, warm_ms = run_timed(spec, prepared, None, params)  # warm-up: compile, caches
-    times = []
-    for _ in range(1 if warm_ms > SLOW_MS else reps):
-        coloring, ms = run_timed(spec, prepared, None, params)
-        times.append(ms)
-    _, validation, _ = finish(spec, prepared, coloring)
-    if not validation.valid:
-        return f"INVALID ({validation.conflicts} conflicts, {validation.uncolored} uncolored)"
-    rounds = "" if coloring.iterations is None else str(coloring.iterations)
-    return f"{statistics.median(times):.2f} | {validation.colors} | {rounds} | {len(times)}"
+    timed = time_case(name, prepared, {}, reps=reps, slow_ms=SLOW_MS)
+    v = timed.validation
+    if not v.valid:
+        return f"INVALID ({v.conflicts} conflicts, {v.uncolored} uncolored)"
+    rounds = "" if timed.coloring.iterations is None else str(timed.coloring.iterations)
+    return f"{timed.median_ms:.2f} | {v.colors} | {rounds} | {len(timed.times_ms)}"
 
 
 def main() -> None:

@@ -6,42 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gcbench import algorithms, load_graph, validate
-from gcbench.algorithms.execute import execute, prepare
+from gcbench import algorithms, validate
+from gcbench.algorithms.execute import execute
 from gcbench.algorithms.gpu import cf
-
-SPECS = [
-    "gen:rgg?scale=14",
-    "gen:kron?scale=16&edgefactor=48",
-    "gen:grid2d?side=100",
-    "gen:delaunay?scale=12",
-    "gen:regular?n=1000&d=7",
-    "gen:er?n=2000&avg_degree=10",
-    "gen:complete?n=200",
-    "gen:cycle?n=1001",
-    "gen:bipartite?a=50&b=70",
-    "gen:mycielski?k=8",
-    "gen:queen?n=12",
-    "gen:crown?n=40",
-    "gen:star?leaves=100000",
-    "gen:empty?n=0",
-    "gen:empty?n=1000",
-]
-
-
-@pytest.fixture(scope="module")
-def on_gpu(tmp_path_factory):
-    """spec -> (Graph, Prepared), each graph generated and copied to the device once."""
-    root = tmp_path_factory.getbasetemp() / "gcbench-data"  # shared with the family's tests
-    cache: dict = {}
-
-    def get(spec: str):
-        if spec not in cache:
-            graph = load_graph(spec, data_dir=root)
-            cache[spec] = graph, prepare(graph, "gpu")
-        return cache[spec]
-
-    return get
 
 
 def run(on_gpu, spec: str, block_size: int = 256, **params):
@@ -53,9 +20,8 @@ def run(on_gpu, spec: str, block_size: int = 256, **params):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize(("block_size", "tile"), [(32, 32), (256, 2048), (1024, 1000)])
-@pytest.mark.parametrize("spec", SPECS)
-def test_valid_on_every_family(on_gpu, spec, block_size, tile):
-    graph, outcome = run(on_gpu, spec, block_size, tile=tile)
+def test_valid_on_every_family(on_gpu, family_spec, block_size, tile):
+    graph, outcome = run(on_gpu, family_spec, block_size, tile=tile)
     check = validate(graph, outcome.colors)
     assert check.valid and outcome.validation.valid, (check, outcome.validation)
     active = outcome.coloring.trace["active"]

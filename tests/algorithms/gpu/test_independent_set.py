@@ -12,46 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gcbench import algorithms, load_graph, validate
-from gcbench.algorithms.execute import execute, prepare
+from gcbench import algorithms, validate
+from gcbench.algorithms.execute import execute
 from gcbench.algorithms.gpu import independent_set
 from gcbench.errors import SpecError
 
 ROOT = Path(__file__).resolve().parents[3]
 FAMILY = ["jpl", "jpl-minmax", "gunrock", "cohen", "luby", "very-random"]
-KRON_HUB = "gen:kron?scale=16&edgefactor=48"  # max degree 17,312
-SPECS = [
-    "gen:rgg?scale=14",
-    KRON_HUB,
-    "gen:grid2d?side=100",
-    "gen:delaunay?scale=12",
-    "gen:regular?n=1000&d=7",
-    "gen:er?n=2000&avg_degree=10",
-    "gen:complete?n=200",
-    "gen:cycle?n=1001",
-    "gen:bipartite?a=50&b=70",
-    "gen:mycielski?k=8",
-    "gen:queen?n=12",
-    "gen:crown?n=40",
-    "gen:star?leaves=100000",
-    "gen:empty?n=0",
-    "gen:empty?n=1000",
-]
-
-
-@pytest.fixture(scope="module")
-def on_gpu(tmp_path_factory):
-    """spec -> (Graph, Prepared), each graph generated and copied to the device once."""
-    root = tmp_path_factory.getbasetemp() / "gcbench-data"  # shared with test_cf.py
-    cache: dict = {}
-
-    def get(spec: str):
-        if spec not in cache:
-            graph = load_graph(spec, data_dir=root)
-            cache[spec] = graph, prepare(graph, "gpu")
-        return cache[spec]
-
-    return get
+KRON_HUB = "gen:kron?scale=16&edgefactor=48"  # in the test set (conftest.py)
 
 
 def run(on_gpu, spec: str, name: str, block_size: int = 256, **params):
@@ -62,10 +30,9 @@ def run(on_gpu, spec: str, name: str, block_size: int = 256, **params):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("spec", SPECS)
 @pytest.mark.parametrize("name", FAMILY)
-def test_valid_on_every_family(on_gpu, spec, name):
-    graph, outcome = run(on_gpu, spec, name)
+def test_valid_on_every_family(on_gpu, family_spec, name):
+    graph, outcome = run(on_gpu, family_spec, name)
     check = validate(graph, outcome.colors)
     assert check.valid and outcome.validation.valid, (check, outcome.validation)
     active = outcome.coloring.trace["active"]
