@@ -1,0 +1,85 @@
+"""The ``gcbench`` command line run for real, in a subprocess (info, color, list algorithms,
+one-line errors and --debug)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def gcbench(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, GCBENCH_DATA=str(data), PYTHONPATH=path)
+    return subprocess.run([sys.executable, "-m", "gcbench", *args], capture_output=True,
+                          text=True, env=env, timeout=300, check=False)  # fmt: skip
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+def test_info_reports_statistics_and_normalisation(tmp_path, data):
+    path = tmp_path / "g.el"
+    path.write_text("# a loop, a duplicate, one direction only\n1 1\n1 2\n1 2\n2 3\n")
+    result = gcbench("info", str(path), data=data)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "vertices     3" in out and "edges        2" in out and "max degree   2" in out
+    assert "dropped 1 self loops, 1 duplicate entries; input directed" in out
+
+
+def test_color_validates_and_writes_one_color_per_line(tmp_path, data):
+    out = tmp_path / "colors.txt"
+    result = gcbench("color", "gen:cycle?n=11", "--algo", "greedy", "--param", "order=ldf",
+                     "--out", str(out), data=data)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "colors       3" in result.stdout and "valid        yes" in result.stdout
+    lines = out.read_text().split()
+    assert len(lines) == 11 and {int(x) for x in lines} == {0, 1, 2}
+
+
+@pytest.mark.parametrize(("spec", "colors"), [("gen:empty?n=0", 0), ("gen:empty?n=5", 1)])
+def test_empty_graph_and_isolated_vertices(spec, colors, data):
+    result = gcbench("color", spec, "--algo", "greedy", data=data)
+    assert result.returncode == 0, result.stderr
+    assert f"colors       {colors} " in result.stdout and "valid        yes" in result.stdout
+
+
+def test_list_algorithms_shows_the_registry(data):
+    result = gcbench("list", "algorithms", data=data)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    names = {line.split()[0] for line in lines if line and not line.startswith(" ")}
+    assert {"greedy", "ecl-gc", "jpl", "cusparse", "vb-bit", "gm-sync"} <= names
+    assert any(line.startswith("cusparse") and "gpu peer" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("info", "no/such/file.mtx"), "no/such/file.mtx"),
+        (("info", "graph.xyz"), "graph.xyz"),
+        (("info", "gen:nosuchfamily"), "nosuchfamily"),
+        (("info", "gen:rgg?scale=x"), "scale"),
+        (("color", "gen:cycle?n=5", "--algo", "nosuchalgo"), "unknown algorithm 'nosuchalgo'"),
+        (("color", "gen:cycle?n=5", "--algo", "greedy", "--param", "order=zz"), "order=zz"),
+    ],
+)
+def test_errors_are_one_line_without_traceback(args, message, data):
+    result = gcbench(*args, data=data)
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_debug_shows_the_traceback(data):
+    result = gcbench("--debug", "info", "no/such/file.mtx", data=data)
+    assert result.returncode != 0 and "Traceback" in result.stderr
