@@ -580,6 +580,17 @@ def queen(n: int) -> Edges:
     )
 
 
+@family(_count("n", 1, 2**10))
+def rook(n: int) -> Edges:
+    """n x n rook's graph K_n □ K_n: cells attack along rows and columns; m = n²(n-1),
+    chromatic number n (a Latin square colors it). rook?n=100 is COLOR02's qg.order100."""
+    r, c = np.divmod(np.arange(n * n, dtype=np.int64), n)
+    lines = [_pairs_within_groups(key) for key in (r, c)]
+    return Edges(
+        n * n, np.concatenate([p[0] for p in lines]), np.concatenate([p[1] for p in lines])
+    )
+
+
 @family(_count("leaves", high=VERTEX_MAX - 1))
 def star(leaves: int) -> Edges:
     """Star K_{1,leaves}: centre 0, leaves 1..leaves; m = leaves."""

@@ -28,6 +28,7 @@ SMALL = {
     "crown": {"n": 6},
     "mycielski": {"k": 5},
     "queen": {"n": 6},
+    "rook": {"n": 5},
     "star": {"leaves": 8},
     "empty": {"n": 5},
 }
@@ -275,6 +276,16 @@ def test_queen(n):
     corner = g.indices[g.indptr[0] : g.indptr[1]]
     diagonal = [(n + 1) * t for t in range(1, n)]
     assert set(range(1, n)) | {n * t for t in range(1, n)} | set(diagonal) == set(corner.tolist())
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 12])
+def test_rook(n):
+    g = generators.rook(n)
+    check_invariant(g)
+    assert (g.n, g.m) == (n * n, n * n * (n - 1))
+    assert set(g.degrees.tolist()) == {2 * (n - 1)}
+    corner = g.indices[g.indptr[0] : g.indptr[1]]
+    assert set(corner.tolist()) == set(range(1, n)) | {n * t for t in range(1, n)}
 
 
 def test_star_and_empty():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gcbench.errors import InputError
 from gcbench.formats.dimacs import read_dimacs, write_dimacs
-from gcbench.formats.edgelist import read_edgelist, write_edgelist
+from gcbench.formats.edgelist import read_csv_edgelist, read_edgelist, write_edgelist
 from gcbench.formats.mtx import read_mtx, write_mtx
 from gcbench.formats.npz import FORMAT_VERSION, load_cache, read_cache, save_cache
 from gcbench.graph import Graph
@@ -37,6 +37,7 @@ _TEXT_READERS: dict[str, Callable[..., Graph]] = {
     ".el": read_edgelist,
     ".tsv": read_edgelist,
     ".edges": read_edgelist,
+    ".csv": read_csv_edgelist,
     ".col": read_dimacs,
 }
 _READERS: dict[str, Callable[..., Graph]] = {

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from gcbench.errors import InputError
-from gcbench.formats._io import open_binary, open_writer, write_pairs
+from gcbench.formats._io import open_binary, open_writer, read_errors, write_pairs
 from gcbench.formats._scan import scan_pairs
 from gcbench.graph import Graph, from_edges
 
@@ -20,8 +20,34 @@ def read_edgelist(path: Path, *, name: str) -> Graph:
     """
     with open_binary(path) as handle:
         first, second = scan_pairs(handle, path, comments=b"#%")
+    return _from_pairs(first, second, path, name, "'u v' lines")
+
+
+def read_csv_edgelist(path: Path, *, name: str) -> Graph:
+    """Read a comma-separated edge list (SNAP publishes some graphs so, e.g. twitch_gamers):
+    ``u,v`` per line, an optional first line of column names, further columns ignored; ids
+    relabelled as in :func:`read_edgelist`."""
+    import pandas as pd
+
+    with read_errors(path), open_binary(path) as handle:
+        head = handle.readline().split(b",")[0].strip().lstrip(b"+-")
+    header = 0 if head and not head.isdigit() else None
+    try:
+        with read_errors(path):
+            frame = pd.read_csv(path, header=header, usecols=[0, 1], dtype=np.int64,
+                                comment="#", skip_blank_lines=True, engine="c")  # fmt: skip
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(
+            f"graph file {path} is not a comma-separated list of integer vertex ids ({reason})"
+        ) from None
+    columns = frame.to_numpy()
+    return _from_pairs(columns[:, 0], columns[:, 1], path, name, "'u,v' lines")
+
+
+def _from_pairs(first: np.ndarray, second: np.ndarray, path: Path, name: str, form: str) -> Graph:
     if first.size == 0:
-        raise InputError(f"graph file {path} has no edges; an edge list needs 'u v' lines")
+        raise InputError(f"graph file {path} has no edges; an edge list needs {form}")
     n, first, second = relabel(first, second)
     return from_edges(n, first, second, name=name, source=str(path))
 

@@ -29,7 +29,7 @@ def test_directory_is_refused(tmp_path, input_error):
 
 
 def test_supported_suffixes():
-    expected = {".mtx", ".txt", ".el", ".tsv", ".edges", ".col"}
+    expected = {".mtx", ".txt", ".el", ".tsv", ".edges", ".csv", ".col"}
     assert set(SUPPORTED_SUFFIXES) == expected | {s + ".gz" for s in expected} | {".npz"}
 
 
