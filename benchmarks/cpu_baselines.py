@@ -16,7 +16,7 @@ import sys
 import time
 
 import numba
-from _timing import time_case
+from _common import time_case
 
 from gcbench import load_graph
 from gcbench.algorithms.cpu.greedy import ORDERS

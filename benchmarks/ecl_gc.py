@@ -20,7 +20,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from _timing import time_case
+from _common import LARGE_GRAPHS, time_case
 
 from gcbench import algorithms, load_graph
 from gcbench.algorithms.cpu.greedy import greedy_colors
@@ -28,15 +28,7 @@ from gcbench.algorithms.execute import prepare
 from gcbench.algorithms.gpu import ecl_gc, runtime
 from gcbench.errors import GcbenchError
 
-GRAPHS = (
-    "gen:rgg?scale=20",
-    "gen:rgg?scale=22",
-    "gen:rgg?scale=24",
-    "gen:delaunay?scale=20",
-    "gen:grid2d?side=2048",
-    "gen:kron?scale=18",
-    "gen:kron?scale=20&edgefactor=48",
-)
+GRAPHS = LARGE_GRAPHS
 # The original ECL-GC on an H200, one cold run per process (issue 5).
 TARGET_MS = {
     "gen:rgg?scale=22": 6.8,

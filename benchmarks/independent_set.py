@@ -13,22 +13,14 @@ import argparse
 import sys
 import time
 
-from _timing import time_case
+from _common import LARGE_GRAPHS, time_case
 
 from gcbench import algorithms, load_graph
 from gcbench.algorithms.execute import prepare
 from gcbench.algorithms.gpu import runtime
 from gcbench.errors import GcbenchError
 
-GRAPHS = [
-    "gen:rgg?scale=20",
-    "gen:rgg?scale=22",
-    "gen:rgg?scale=24",
-    "gen:delaunay?scale=20",
-    "gen:grid2d?side=2048",
-    "gen:kron?scale=18",
-    "gen:kron?scale=20&edgefactor=48",
-]
+GRAPHS = LARGE_GRAPHS
 FAMILY = ["jpl", "jpl-minmax", "gunrock", "cohen", "luby", "very-random", "cf", "cusparse"]
 SLOW_MS = 2000.0  # a warm-up slower than this is followed by one repetition only
 

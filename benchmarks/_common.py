@@ -1,6 +1,7 @@
-"""The per-case protocol every benchmark script shares: set up, warm up, repeat the timed
-call, validate the last coloring, through :mod:`gcbench.algorithms.execute` as the runner
-does (so a script's figures are the ones ``gcbench run`` would record)."""
+"""What the benchmark scripts share: the graphs the issues benchmark on, and the per-case
+protocol (set up, warm up, repeat the timed call, validate the last coloring) through
+:mod:`gcbench.algorithms.execute` as the runner does, so a script's figures are the ones
+``gcbench run`` would record."""
 
 from __future__ import annotations
 
@@ -15,6 +16,17 @@ from gcbench import algorithms
 from gcbench.algorithms.execute import Prepared, finish, run_timed, setup
 from gcbench.algorithms.registry import Coloring
 from gcbench.validate import Validation
+
+# The seeds' benchmark graphs as generated stand-ins (issues 4 and 5; issue 6 takes a subset).
+LARGE_GRAPHS = (
+    "gen:rgg?scale=20",
+    "gen:rgg?scale=22",
+    "gen:rgg?scale=24",
+    "gen:delaunay?scale=20",
+    "gen:grid2d?side=2048",
+    "gen:kron?scale=18",
+    "gen:kron?scale=20&edgefactor=48",
+)
 
 
 @dataclass
