@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-import scipy.sparse as sp
 
 from gcbench._normalise import normalise
 from gcbench.errors import GraphTooLargeError, InputError
@@ -124,14 +123,6 @@ def from_csr(
     n = indptr.shape[0] - 1
     rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
     return from_edges(n, rows, np.asarray(indices), name=name, source=source)
-
-
-def from_scipy(matrix: sp.spmatrix | sp.sparray, *, name: str = "graph", source: str = "") -> Graph:
-    """Normalise a square scipy sparse matrix's pattern into a Graph."""
-    if matrix.shape[0] != matrix.shape[1]:
-        raise InputError(f"{name}: matrix is {matrix.shape[0]}x{matrix.shape[1]}, not square")
-    coo = sp.coo_matrix(matrix)
-    return from_edges(matrix.shape[0], coo.row, coo.col, name=name, source=source)
 
 
 def from_trusted_csr(
