@@ -7,8 +7,11 @@ Everything that touches CuPy goes through here, so a missing or broken CuPy is o
 from __future__ import annotations
 
 import functools
+import re
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -52,6 +55,7 @@ class DeviceFacts:
     driver_version: str
     cuda_runtime: str
     cupy_version: str
+    pci_bus_id: str
 
 
 def _version(v: int) -> str:
@@ -71,21 +75,80 @@ def device_facts() -> DeviceFacts:
         driver_version=_version(cp.cuda.runtime.driverGetVersion()),
         cuda_runtime=_version(cp.cuda.runtime.runtimeGetVersion()),
         cupy_version=cp.__version__,
+        pci_bus_id=cp.cuda.Device().pci_bus_id,
+    )
+
+
+@functools.cache
+def sm_clock_mhz() -> int | None:
+    """The SM clock the driver reports now (read once per process, at the first GPU case),
+    through nvidia-smi; None where it does not answer. An idle GPU reports a low clock that
+    rises under load: this records the state the run started from, not the clock of a case."""
+    facts = device_facts()
+    try:
+        done = subprocess.run(
+            ["nvidia-smi", f"--id={facts.pci_bus_id}", "--query-gpu=clocks.sm",
+             "--format=csv,noheader,nounits"],
+            capture_output=True, text=True, timeout=20, check=True,
+        )  # fmt: skip
+        return int(done.stdout.strip().splitlines()[0])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
+
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"[ \t]*$', re.MULTILINE)
+_PRAGMA_ONCE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+once[ \t]*$", re.MULTILINE)
+
+
+def kernel_source(family: str, kernel_dir: Path | None = None) -> str:
+    """``kernels/<family>.cu`` with every ``#include "x.cuh"`` of the kernel directory inlined
+    (each header once, ``#line`` directives keeping compiler messages' file and line).
+
+    CuPy keys its on-disk module cache on the source text and the options, not on files pulled
+    in with ``-I``; inlining the headers puts them in that key, so editing ``common.cuh`` can
+    never leave a stale module to be run and timed (issue 12)."""
+    kdir = kernel_dir or resource_dir("kernels")
+    seen: set[str] = set()
+
+    def expand(name: str) -> str:
+        text = _PRAGMA_ONCE.sub("", (kdir / name).read_text())  # inlined once anyway
+        out, last, line = [f'#line 1 "{name}"\n'], 0, 1
+        for match in _INCLUDE.finditer(text):
+            header = match.group(1)
+            if not (kdir / header).is_file():
+                continue  # a system or toolkit header: left to the compiler
+            out.append(text[last : match.start()])
+            line += text.count("\n", last, match.end())
+            if header not in seen:
+                seen.add(header)
+                out.append(expand(header))
+            out.append(f'\n#line {line + 1} "{name}"')
+            last = match.end()
+        out.append(text[last:])
+        return "".join(out)
+
+    return expand(f"{family}.cu")
+
+
+def compile_count() -> int:
+    """Kernel modules compiled (or loaded) by this process so far: a timed region that changes
+    it had compilation inside it."""
+    return _module.cache_info().misses
+
+
+def compile_options(defines: tuple[tuple[str, int], ...] = ()) -> tuple[str, ...]:
+    """NVRTC options for this device: C++17, its own architecture, the ``-D`` defines."""
+    return (
+        "-std=c++17",
+        f"-arch=sm_{device_facts().compute_capability}",
+        *(f"-D{k}={v}" for k, v in defines),
     )
 
 
 @functools.cache
 def _module(family: str, defines: tuple[tuple[str, int], ...]) -> Any:
     cp = cupy()
-    kdir = resource_dir("kernels")
-    source = (kdir / f"{family}.cu").read_text()
-    options = (
-        "-std=c++17",
-        f"-arch=sm_{device_facts().compute_capability}",
-        f"-I{kdir}",
-        *(f"-D{k}={v}" for k, v in defines),
-    )
-    module = cp.RawModule(code=source, options=options)
+    module = cp.RawModule(code=kernel_source(family), options=compile_options(defines))
     module.compile()
     return module
 
@@ -100,8 +163,9 @@ def kernel(family: str, name: str, **defines: int) -> Any:
 class DeviceGraph:
     """A graph resident on the GPU as int32 CSR, plus per-graph extras built once.
 
-    ``extras`` holds structures an algorithm family builds once per graph (e.g. an edge
-    list); the runner times their construction together with the transfer.
+    ``extras`` holds structures an algorithm builds once per graph in its setup (e.g. an edge
+    list); the runner gives each algorithm a :meth:`fresh` view and times its setup as
+    ``setup_ms``.
     """
 
     host: Graph
@@ -124,6 +188,11 @@ class DeviceGraph:
     @property
     def max_degree(self) -> int:
         return self.host.max_degree
+
+    def fresh(self) -> DeviceGraph:
+        """The same device arrays with no extras: what an algorithm's setup starts from, so its
+        ``setup_ms`` never depends on which algorithm ran before it on this graph."""
+        return DeviceGraph(self.host, self.indptr, self.indices)
 
     def extra(self, key: str, build: Callable[[DeviceGraph], Any]) -> Any:
         """The extra called ``key``, built by ``build(self)`` the first time it is asked for."""

@@ -71,3 +71,61 @@ def test_run_rounds_counts_rounds_and_stops_at_the_cap():
     with pytest.raises(RoundCapError, match="still 7 active after 4 rounds") as info:
         runtime.run_rounds(lambda r: 7, cap=4, algorithm="t", colors=marker)
     assert info.value.coloring is marker
+
+
+def _kernel_dir(tmp_path, value: int, system: str = "// no system header"):
+    (tmp_path / "probe.cu").write_text(
+        f'#include "probe.cuh"\n{system}\n'
+        'extern "C" __global__ void probe(int* out) { *out = probe_value(); }\n'
+    )
+    (tmp_path / "probe.cuh").write_text(
+        f"#pragma once\n__device__ int probe_value() {{ return {value}; }}\n"
+    )
+    return tmp_path
+
+
+def test_kernel_source_inlines_local_headers_once_with_line_directives(tmp_path):
+    kdir = _kernel_dir(tmp_path, 7, "#include <cuda/std/climits>")
+    source = runtime.kernel_source("probe", kdir)
+    assert "return 7;" in source and "pragma once" not in source
+    assert "#include <cuda/std/climits>" in source  # not ours: left to the compiler
+    assert '#line 1 "probe.cuh"' in source and '#line 2 "probe.cu"' in source
+    lines = source.splitlines()
+    after = lines.index('#line 2 "probe.cu"')
+    assert lines[after + 1] == "#include <cuda/std/climits>"  # line 2 of probe.cu
+
+
+def test_editing_a_header_changes_the_compiled_source(tmp_path):
+    # CuPy keys its disk cache on the source text: an edited header must change that text.
+    kdir = _kernel_dir(tmp_path, 7)
+    before = runtime.kernel_source("probe", kdir)
+    _kernel_dir(tmp_path, 8)
+    assert runtime.kernel_source("probe", kdir) != before
+    for family in ("ecl_gc", "validate"):
+        assert "gcb_hash32" in runtime.kernel_source(family)  # common.cuh is in the source
+
+
+@pytest.mark.gpu
+def test_editing_a_header_yields_a_new_module(tmp_path, monkeypatch):
+    cp = runtime.cupy()
+    monkeypatch.setenv("CUPY_CACHE_DIR", str(tmp_path / "cache"))
+    kdir = tmp_path / "kernels"
+    kdir.mkdir()
+    seen = []
+    for value in (7, 8, 7):
+        _kernel_dir(kdir, value)
+        module = cp.RawModule(
+            code=runtime.kernel_source("probe", kdir), options=runtime.compile_options()
+        )
+        out = cp.zeros(1, dtype=cp.int32)
+        module.get_function("probe")((1,), (1,), (out,))
+        seen.append(int(out.get()[0]))
+    assert seen == [7, 8, 7]
+
+
+@pytest.mark.gpu
+def test_device_facts_for_the_csv():
+    facts = runtime.device_facts()
+    assert facts.compute_capability.isdigit() and facts.pci_bus_id
+    clock = runtime.sm_clock_mhz()
+    assert clock is None or clock > 0
