@@ -2,11 +2,13 @@
 
 CuPy does not wrap csrcolor (deprecated in CUDA 12/13 but still exported), so it is called
 through ctypes on the libcusparse that CuPy itself loaded (nvidia-blog-csrcolor-ilu). The
-handle is created once per process and destroyed at exit; the matrix descriptor and color
-info are created and destroyed around every call; the float32 values array of ones is
-built once per graph by ``setup`` (not timed). ``iterations`` is empty: the library does
-not report its rounds. The count it reports is the largest color + 1 (its colors can have
-gaps), kept in the trace as ``reported_colors``.
+handle is created once per process and destroyed at exit; the matrix descriptor, the color
+info and the float32 values array of ones are built once per graph by ``setup``
+(``setup_ms``). By default the reordering argument is NULL: csrcolor only colors, as the
+nvidia-blog seed calls it to color; ``reorder=true`` also asks for the permutation that
+groups the vertices by color (what an ILU0 reordering needs), inside the timed call.
+``iterations`` is empty: the library does not report its rounds. The count it reports is the
+largest color + 1 (its colors can have gaps), kept in the trace as ``reported_colors``.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import contextlib
 import ctypes
 import ctypes.util
 import functools
+import weakref
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gcbench.algorithms.gpu import runtime
-from gcbench.algorithms.registry import AlgorithmSpec, Coloring, register
+from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, register
 from gcbench.errors import GcbenchError, UnsupportedError
 
 _SONAMES = ("libcusparse.so.12", "libcusparse.so.13", "libcusparse.so.11", "libcusparse.so")
@@ -81,53 +84,63 @@ def _handle() -> ctypes.c_void_p:
     return handle
 
 
-def _setup(dgraph: runtime.DeviceGraph) -> None:
-    cp = runtime.cupy()
-    dgraph.extra("cusparse.ones", lambda g: cp.ones(max(g.nnz, 1), dtype=np.float32))
-    dgraph.extra("cusparse.reordering", lambda g: cp.empty(max(g.n, 1), dtype=np.int32))
+class _PerGraph:
+    """What one graph's csrcolor calls reuse: the values array of ones, one matrix descriptor
+    and one color info (the library lets a handle color many matrices, and nothing in a
+    descriptor or info depends on a call's output), and a reordering buffer written only when
+    ``reorder`` asks for the permutation. Descriptor and info are destroyed with the graph."""
+
+    def __init__(self, dgraph: runtime.DeviceGraph) -> None:
+        cp = runtime.cupy()
+        lib = _library()
+        self.ones = cp.ones(max(dgraph.nnz, 1), dtype=np.float32)
+        self.reordering = cp.full(max(dgraph.n, 1), -1, dtype=np.int32)
+        self.descr, self.info = ctypes.c_void_p(), ctypes.c_void_p()
+        _check(lib.cusparseCreateMatDescr(ctypes.byref(self.descr)), "cusparseCreateMatDescr")
+        weakref.finalize(self, lib.cusparseDestroyMatDescr, self.descr)
+        _check(lib.cusparseCreateColorInfo(ctypes.byref(self.info)), "cusparseCreateColorInfo")
+        weakref.finalize(self, lib.cusparseDestroyColorInfo, self.info)
 
 
-def _run(dgraph: runtime.DeviceGraph, *, block_size: int) -> Coloring:
-    """One call of cusparseScsrcolor with fraction 1.0 (color every vertex)."""
+def _setup(dgraph: runtime.DeviceGraph) -> _PerGraph:
+    _handle()
+    return dgraph.extra("cusparse", _PerGraph)
+
+
+def _run(dgraph: runtime.DeviceGraph, *, block_size: int, reorder: bool = False) -> Coloring:
+    """One call of cusparseScsrcolor with fraction 1.0 (color every vertex); with ``reorder``
+    it also computes the permutation that groups vertices by color (the ILU0 use of the
+    nvidia-blog seed), otherwise it gets a NULL reordering and only colors."""
     cp = runtime.cupy()
     colors = cp.full(dgraph.n, -1, dtype=np.int32)
     if dgraph.n == 0:
         return Coloring(colors, None)
-    _setup(dgraph)
+    per = _setup(dgraph)
     lib = _library()
     handle = _handle()
     _check(
         lib.cusparseSetStream(handle, ctypes.c_void_p(cp.cuda.get_current_stream().ptr)),
         "cusparseSetStream",
     )
-    descr, info = ctypes.c_void_p(), ctypes.c_void_p()
-    _check(lib.cusparseCreateMatDescr(ctypes.byref(descr)), "cusparseCreateMatDescr")
-    try:
-        _check(lib.cusparseCreateColorInfo(ctypes.byref(info)), "cusparseCreateColorInfo")
-        try:
-            fraction = ctypes.c_float(1.0)
-            ncolors = ctypes.c_int(0)
-            _check(
-                lib.cusparseScsrcolor(
-                    handle,
-                    ctypes.c_int(dgraph.n),
-                    ctypes.c_int(dgraph.nnz),
-                    descr,
-                    _ptr(dgraph.extras["cusparse.ones"]),
-                    _ptr(dgraph.indptr),
-                    _ptr(dgraph.indices),
-                    ctypes.byref(fraction),
-                    ctypes.byref(ncolors),
-                    _ptr(colors),
-                    _ptr(dgraph.extras["cusparse.reordering"]),
-                    info,
-                ),
-                "cusparseScsrcolor",
-            )
-        finally:
-            lib.cusparseDestroyColorInfo(info)
-    finally:
-        lib.cusparseDestroyMatDescr(descr)
+    fraction = ctypes.c_float(1.0)
+    ncolors = ctypes.c_int(0)
+    _check(
+        lib.cusparseScsrcolor(
+            handle,
+            ctypes.c_int(dgraph.n),
+            ctypes.c_int(dgraph.nnz),
+            per.descr,
+            _ptr(per.ones),
+            _ptr(dgraph.indptr),
+            _ptr(dgraph.indices),
+            ctypes.byref(fraction),
+            ctypes.byref(ncolors),
+            _ptr(colors),
+            _ptr(per.reordering) if reorder else ctypes.c_void_p(None),
+            per.info,
+        ),
+        "cusparseScsrcolor",
+    )
     if ncolors.value == 0:
         # Seen with CUDA 13 on graphs without edges: the routine returns success, colors
         # nothing and reports 0 colors. Report that, rather than color them on its behalf.
@@ -136,6 +149,11 @@ def _run(dgraph: runtime.DeviceGraph, *, block_size: int) -> Coloring:
             f"(it does so when the graph has no edges: nnz = {dgraph.nnz})"
         )
     return Coloring(colors, None, {"reported_colors": [float(ncolors.value)]})
+
+
+def reordering(dgraph: runtime.DeviceGraph) -> Any:
+    """The permutation the last ``reorder=true`` call wrote (all -1 until one did)."""
+    return _setup(dgraph).reordering
 
 
 def _ptr(array: Any) -> ctypes.c_void_p:
@@ -149,9 +167,18 @@ register(
         family="Cohen-Castonguay multi-hash as shipped in cuSPARSE csrcolor (nvidia-blog)",
         run=_run,
         setup=_setup,
+        params=(
+            Param(
+                "reorder",
+                False,
+                bool,
+                help="also compute the color-ordered permutation inside the call (ILU0 use)",
+            ),
+        ),
         deterministic=True,
         peer=True,
         iterations_meaning="not reported by the library",
-        description="cuSPARSE cusparseScsrcolor through ctypes, fraction to color 1.0",
+        description="cuSPARSE cusparseScsrcolor through ctypes, fraction to color 1.0, "
+        "coloring only unless reorder=true",
     )
 )

@@ -8,6 +8,7 @@ import pytest
 import gcbench
 from gcbench import algorithms
 from gcbench.algorithms.execute import prepare, run_timed, setup
+from gcbench.algorithms.gpu import cusparse
 from gcbench.errors import UnsupportedError
 from gcbench.graph import from_edges
 
@@ -61,11 +62,29 @@ def test_edgeless_graph_is_reported_unsupported(n):
 def test_reported_count_is_largest_color_plus_one():
     graph = gcbench.load_graph("gen:rgg?scale=14&seed=0")
     spec = algorithms.get("cusparse")
-    prepared = prepare(graph, "gpu")
+    prepared = prepare(graph, "gpu").fresh()
     setup(spec, prepared)
-    coloring, time_ms = run_timed(spec, prepared, 256, {})
+    coloring, time_ms = run_timed(spec, prepared, 256, spec.resolve_params({}))
     colors = coloring.colors.get()
     assert time_ms > 0
     # Not the distinct count: csrcolor's colors can have gaps (45 distinct of 0..47 seen).
     assert coloring.trace["reported_colors"] == [float(colors.max() + 1)]
     assert np.unique(colors).size <= colors.max() + 1
+
+
+def test_default_colors_only_and_reorder_adds_the_permutation():
+    graph = gcbench.load_graph("gen:delaunay?scale=12&seed=0")
+    spec = algorithms.get("cusparse")
+    view = prepare(graph, "gpu").fresh()
+    setup(spec, view)
+    plain, _ = run_timed(spec, view, None, spec.resolve_params({}))
+    # NULL reordering: the library had nowhere to write a permutation
+    assert (cusparse.reordering(view).get() == -1).all()
+    again, _ = run_timed(spec, view, None, spec.resolve_params({}))  # descriptor, info reused
+    np.testing.assert_array_equal(again.colors.get(), plain.colors.get())
+    ordered, _ = run_timed(spec, view, None, spec.resolve_params({"reorder": "true"}))
+    colors = ordered.colors.get()
+    np.testing.assert_array_equal(colors, plain.colors.get())
+    perm = cusparse.reordering(view).get()
+    assert np.array_equal(np.sort(perm), np.arange(graph.n))
+    assert (np.diff(colors[perm]) >= 0).all()  # vertices grouped by color
