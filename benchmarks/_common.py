@@ -1,5 +1,5 @@
 """What the benchmark scripts share: the graphs the issues benchmark on, and the per-case
-protocol (set up, warm up, repeat the timed call, validate the last coloring) through
+protocol (prime, set up, warm up, repeat the timed call, validate every coloring) through
 :mod:`gcbench.algorithms.execute` as the runner does, so a script's figures are the ones
 ``gcbench run`` would record."""
 
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from gcbench import algorithms
-from gcbench.algorithms.execute import Prepared, finish, run_timed, setup
+from gcbench.algorithms.execute import Prepared, Repetition, prime, repetitions, setup
 from gcbench.algorithms.registry import Coloring
 from gcbench.validate import Validation
 
@@ -31,18 +31,36 @@ LARGE_GRAPHS = (
 
 @dataclass
 class Timed:
-    """The repetitions of one case: their times and round counts, and the last coloring."""
+    """The repetitions of one case (each validated), their setup, and the last coloring."""
 
-    times_ms: list[float]
-    iterations: list[int | None]
-    coloring: Coloring
-    colors: np.ndarray
-    validation: Validation
+    runs: list[Repetition]
     setup_ms: float
+
+    @property
+    def times_ms(self) -> list[float]:
+        return [r.time_ms for r in self.runs]
+
+    @property
+    def iterations(self) -> list[int | None]:
+        return [r.coloring.iterations for r in self.runs]
 
     @property
     def median_ms(self) -> float:
         return statistics.median(self.times_ms)
+
+    @property
+    def coloring(self) -> Coloring:
+        return self.runs[-1].coloring
+
+    @property
+    def colors(self) -> np.ndarray:
+        return self.runs[-1].colors
+
+    @property
+    def validation(self) -> Validation:
+        """The first invalid repetition's validation, else the last one's."""
+        bad = [r.validation for r in self.runs if not r.validation.valid]
+        return (bad or [self.runs[-1].validation])[0]
 
 
 def time_case(
@@ -54,16 +72,17 @@ def time_case(
     block_size: int | None = None,
     slow_ms: float = math.inf,
 ) -> Timed:
-    """``name`` on ``prepared``: setup, one warm-up (compilation, caches), then ``reps`` timed
-    runs, or one when the warm-up took longer than ``slow_ms``."""
+    """``name`` on a fresh view of ``prepared``: primed (compilation), set up (``setup_ms``),
+    one warm-up, then ``reps`` timed runs, or one when the warm-up took longer than
+    ``slow_ms``; every run validated."""
     spec = algorithms.get(name)
     resolved = spec.resolve_params(params)
-    setup_ms = setup(spec, prepared)
-    coloring, warm_ms = run_timed(spec, prepared, block_size, resolved)
-    times, iterations = [], []
-    for _ in range(1 if warm_ms > slow_ms else reps):
-        coloring, ms = run_timed(spec, prepared, block_size, resolved)
-        times.append(ms)
-        iterations.append(coloring.iterations)
-    colors, validation, _ = finish(spec, prepared, coloring)
-    return Timed(times, iterations, coloring, colors, validation, setup_ms)
+    view = prepared.fresh()
+    prime(spec, block_size, resolved)
+    setup_ms = setup(spec, view)
+
+    def runs(count: int) -> list[Repetition]:
+        return list(repetitions(spec, view, block_size, resolved, reps=count, setup_ms=setup_ms))
+
+    warm = runs(1)[0]
+    return Timed(runs(1 if warm.time_ms > slow_ms else reps), setup_ms)

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from gcbench import algorithms
-from gcbench.algorithms.execute import execute, prepare
+from gcbench.algorithms.execute import measure, prepare
+from gcbench.errors import SpecError
 from gcbench.graph import Graph
 from gcbench.sources import load_graph
 from gcbench.validate import Validation
@@ -18,7 +19,11 @@ __all__ = ["ColorResult", "color", "load_graph"]
 
 @dataclass(frozen=True)
 class ColorResult:
-    """A validated coloring with its timing (one run; use ``gcbench run`` for benchmarks)."""
+    """A validated coloring with its timing: ``time_ms`` is the median of ``times_ms`` (one
+    per repetition, after ``warmup`` unrecorded runs; compilation is never in them);
+    ``setup_ms`` the algorithm's per-graph setup (inside ``time_ms`` with ``count_setup``);
+    ``transfer_ms`` the graph's upload and one copy of the colors back. Every repetition was
+    validated; ``colors`` and ``validation`` are the last one's."""
 
     colors: np.ndarray
     validation: Validation
@@ -26,22 +31,45 @@ class ColorResult:
     time_ms: float
     transfer_ms: float
     trace: dict[str, list[float]]
+    times_ms: tuple[float, ...] = ()
+    setup_ms: float = 0.0
+    warmup: int = 1
+    count_setup: bool = False
 
 
 def color(
-    graph: Graph | str, algorithm: str, *, block_size: int | None = None, **params: Any
+    graph: Graph | str,
+    algorithm: str,
+    *,
+    block_size: int | None = None,
+    warmup: int = 1,
+    reps: int = 1,
+    count_setup: bool = False,
+    **params: Any,
 ) -> ColorResult:
-    """Color ``graph`` (a Graph or a spec string) with ``algorithm`` and validate the result."""
+    """Color ``graph`` (a Graph or a spec string) with ``algorithm``: ``warmup`` unrecorded
+    runs, then ``reps`` timed ones, each validated (DESIGN §4's protocol, as ``gcbench run``)."""
+    if warmup < 0 or reps < 1:
+        raise SpecError(f"warmup must be >= 0 and reps >= 1 (got warmup={warmup}, reps={reps})")
     if isinstance(graph, str):
         graph = load_graph(graph)
     spec = algorithms.get(algorithm)
     resolved = spec.resolve_params(params)
-    outcome = execute(spec, prepare(graph, spec.backend), block_size, resolved)
+    prepared = prepare(graph, spec.backend)
+    case = measure(
+        spec, prepared, block_size, resolved, reps=reps, warmup=warmup, count_setup=count_setup
+    )
+    invalid = next((r for r in case.runs if not r.validation.valid), None)
+    last = invalid or case.last
     return ColorResult(
-        outcome.colors,
-        outcome.validation,
-        outcome.coloring.iterations,
-        outcome.time_ms,
-        outcome.transfer_ms,
-        outcome.coloring.trace,
+        last.colors,
+        last.validation,
+        last.coloring.iterations,
+        case.median_ms,
+        case.transfer_ms + last.copy_ms,
+        last.coloring.trace,
+        tuple(case.times_ms),
+        last.setup_ms,
+        warmup,
+        count_setup,
     )

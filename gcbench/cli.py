@@ -81,21 +81,35 @@ def info(spec: str) -> None:
 )
 @click.option("--param", "params", multiple=True, help="k=v, repeatable.")
 @click.option("--block-size", type=int, default=None, help="GPU launch block size.")
+@click.option("--warmup", type=int, default=1, show_default=True,
+              help="Unrecorded runs before the timed ones.")  # fmt: skip
+@click.option("--reps", type=int, default=1, show_default=True,
+              help="Timed runs (each validated); the median is printed.")  # fmt: skip
+@click.option("--count-setup", is_flag=True,
+              help="Include the algorithm's per-graph setup in the time.")  # fmt: skip
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write one color per line, in vertex order.")  # fmt: skip
 def color(spec: str, algorithm: str, params: tuple[str, ...], block_size: int | None,
-          out: Path | None) -> None:  # fmt: skip
-    """Color SPEC once with ALGO, validate, and print colors, time and validity."""
+          warmup: int, reps: int, count_setup: bool, out: Path | None) -> None:  # fmt: skip
+    """Color SPEC with ALGO, validate, and print colors, time and validity.
+
+    Compilation is never timed; the time is the median of --reps runs after --warmup ones.
+    """
     import gcbench
 
-    result = gcbench.color(spec, algorithm, block_size=block_size, **parse_param_options(params))
+    result = gcbench.color(spec, algorithm, block_size=block_size, warmup=warmup, reps=reps,
+                           count_setup=count_setup, **parse_param_options(params))  # fmt: skip
     v = result.validation
     if out is not None:
         np.savetxt(out, result.colors, fmt="%d")
+    runs = "1 run" if reps == 1 else f"median of {reps} runs"
+    setup = (f"setup {result.setup_ms:.3f} ms included" if count_setup
+             else f"+ {result.setup_ms:.3f} ms setup")  # fmt: skip
     click.echo(f"algorithm    {algorithm}")
     click.echo(f"colors       {v.colors} (max color {v.max_color})")
     click.echo(f"iterations   {'' if result.iterations is None else result.iterations}")
-    click.echo(f"time         {result.time_ms:.3f} ms (+ {result.transfer_ms:.3f} ms transfer)")
+    click.echo(f"time         {result.time_ms:.3f} ms ({runs} after {warmup} warm-up; "
+               f"{setup}; + {result.transfer_ms:.3f} ms transfer)")  # fmt: skip
     click.echo(f"valid        {'yes' if v.valid else 'NO'}"
                f" ({v.conflicts} conflicts, {v.uncolored} uncolored)")  # fmt: skip
     if not v.valid:
@@ -145,13 +159,17 @@ def color(spec: str, algorithm: str, params: tuple[str, ...], block_size: int | 
     default=None,
     help="Append to FILE, skipping the repetitions it already records.",
 )
+@click.option("--count-setup", is_flag=True, default=None,
+              help="Fold each algorithm's per-graph setup into time_ms (for references that "
+              "build it inside their call).")  # fmt: skip
 @click.option("--trace", is_flag=True, help="Also write per-round traces to <out>.trace.csv.")
 @click.option("--offline", is_flag=True, help="No downloads: use stand-ins where suites name them.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...],
          params: tuple[str, ...], block_sizes: str | None, reps: int | None,
          warmup: int | None, timeout: float | None, device: str, out: Path | None,
-         resume: Path | None, trace: bool, offline: bool, quiet: bool) -> None:  # fmt: skip
+         resume: Path | None, count_setup: bool | None, trace: bool, offline: bool,
+         quiet: bool) -> None:  # fmt: skip
     """Benchmark a suite: every case validated, one CSV row per repetition.
 
     Exits 1 if any row is invalid, error or timeout; 130 if interrupted (rerun the same
@@ -165,6 +183,7 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
     summary = runner.run(
         suite, graphs, algorithms, parse_param_options(params), block_sizes, reps, warmup,
         timeout, device, out, resume, trace, offline, progress=not quiet, choice=choice,
+        count_setup=count_setup, command=_command_line(),
     )  # fmt: skip
     if not summary.notes_shown:
         for note in summary.notes:
@@ -176,6 +195,11 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
     if summary.interrupted:
         click.echo(f"interrupted; to finish, run: {_resume_command(summary.path)}", err=True)
     sys.exit(summary.exit_code)
+
+
+def _command_line() -> str:
+    """This gcbench invocation as a shell line (the CSV ``command`` column)."""
+    return shlex.join(["gcbench", *sys.argv[1:]])
 
 
 def _resume_command(path: Path) -> str:

@@ -1,24 +1,39 @@
 """Running one algorithm on one graph with the timing protocol of DESIGN §4.
 
-Shared by :func:`gcbench.color` and the benchmark runner, so a coloring is timed and
-validated the same way wherever it is asked for.
+Shared by :func:`gcbench.color`, the benchmark runner's worker and the benchmark scripts, so a
+coloring is compiled, set up, timed and validated the same way wherever it is asked for:
+
+- compilation and module loading never land in a timed region: :func:`prime` runs the
+  algorithm's setup and coloring once on a small graph that takes every path (hubs, more than
+  64 colors, a mesh) before anything is timed, whatever the warm-up count;
+- ``setup_ms`` is the algorithm's own per-graph setup, timed on a :meth:`Prepared.fresh` view
+  of the graph that holds nothing another algorithm built;
+- ``time_ms`` is the call alone (CUDA events on the GPU), or setup plus call with
+  ``count_setup``; counters an algorithm reads back for its statistics are read after the end
+  event (:attr:`Coloring.resolve`);
+- every repetition is validated.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
+import statistics
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from gcbench.algorithms import reduction
-from gcbench.algorithms.registry import AlgorithmSpec, Coloring
-from gcbench.graph import Graph
+from gcbench.algorithms.registry import AlgorithmSpec, Coloring, canonical_params
+from gcbench.errors import GcbenchError
+from gcbench.graph import Graph, from_edges
 from gcbench.validate import Validation, validate
 
 
-@dataclass
+@dataclass(frozen=True)
 class Prepared:
     """A graph made ready for one backend: the host Graph, or its DeviceGraph on the GPU."""
 
@@ -27,16 +42,24 @@ class Prepared:
     handle: Any
     transfer_ms: float
 
+    def fresh(self) -> Prepared:
+        """The same graph (no copy of its arrays) with nothing an algorithm cached on it."""
+        handle = self.handle.fresh() if self.backend == "gpu" else copy.copy(self.handle)
+        return replace(self, handle=handle)
 
-@dataclass
-class Outcome:
-    """One timed, validated execution."""
+
+@dataclass(frozen=True)
+class Repetition:
+    """One timed, validated run. ``setup_ms`` is the setup this repetition's time rests on
+    (measured once per case, or inside this repetition with ``count_setup``);
+    ``copy_ms`` is the copy of the colors back to the host."""
 
     coloring: Coloring
     colors: np.ndarray
     validation: Validation
     time_ms: float
-    transfer_ms: float
+    setup_ms: float
+    copy_ms: float
 
 
 def prepare(graph: Graph, backend: str) -> Prepared:
@@ -53,51 +76,101 @@ def prepare(graph: Graph, backend: str) -> Prepared:
     return Prepared(graph, backend, dgraph, (time.perf_counter() - start) * 1e3)
 
 
-def setup(spec: AlgorithmSpec, prepared: Prepared) -> float:
-    """Run ``spec.setup`` on the prepared graph once; return its time in ms (0 if none).
+class _Clock:
+    """Elapsed milliseconds between marks on one backend's timeline: CUDA events on the
+    current stream for the GPU (host work between marks counts: an event is stamped when the
+    device reaches it), ``time.perf_counter`` for the CPU."""
 
-    Callers add this to ``transfer_ms``: per-graph structures are not the algorithm's time.
-    """
+    def __init__(self, backend: str) -> None:
+        self.gpu = backend == "gpu"
+        if self.gpu:
+            from gcbench.algorithms.gpu import runtime
+
+            self.cp = runtime.cupy()
+        self.marks: list[Any] = []
+
+    def mark(self) -> None:
+        if self.gpu:
+            event = self.cp.cuda.Event()
+            event.record()
+            self.marks.append(event)
+        else:
+            self.marks.append(time.perf_counter())
+
+    def elapsed_ms(self, first: int, last: int) -> float:
+        a, b = self.marks[first], self.marks[last]
+        if self.gpu:
+            b.synchronize()
+            return float(self.cp.cuda.get_elapsed_time(a, b))
+        return (b - a) * 1e3
+
+
+def setup(spec: AlgorithmSpec, prepared: Prepared) -> float:
+    """Run ``spec.setup`` on ``prepared`` (give it a :meth:`Prepared.fresh` view); its ms."""
     if spec.setup is None:
         return 0.0
-    start = time.perf_counter()
+    clock = _Clock(spec.backend)
+    clock.mark()
     spec.setup(prepared.handle)
-    if spec.backend == "gpu":
-        from gcbench.algorithms.gpu import runtime
+    clock.mark()
+    return clock.elapsed_ms(0, 1)
 
-        runtime.cupy().cuda.Device().synchronize()
-    return (time.perf_counter() - start) * 1e3
+
+def _kwargs(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]) -> dict:
+    kwargs = dict(params)
+    if not spec.native_reduce:
+        kwargs.pop("reduce", None)
+    if spec.backend == "gpu" or spec.block_size_matters:
+        kwargs["block_size"] = block_size or spec.default_block_size or 256
+    return kwargs
+
+
+def _call(
+    spec: AlgorithmSpec, prepared: Prepared, block_size: int | None, params: dict[str, Any]
+) -> Coloring:
+    """The timed work: the algorithm, then a ``reduce`` other than "none" for a spec without
+    ``native_reduce``, on the algorithm's own backend (the GPU one needs no host copy)."""
+    mode = "none" if spec.native_reduce else params.get("reduce", "none")
+    coloring = spec.run(prepared.handle, **_kwargs(spec, block_size, params))
+    return reduction.apply(spec.backend, prepared.handle, coloring, mode)
+
+
+def _resolved(coloring: Coloring) -> Coloring:
+    """Read back what the algorithm left for after the timed region (counters, trace)."""
+    if coloring.resolve is not None:
+        resolve, coloring.resolve = coloring.resolve, None
+        resolve()
+    return coloring
 
 
 def run_timed(
     spec: AlgorithmSpec, prepared: Prepared, block_size: int | None, params: dict[str, Any]
 ) -> tuple[Coloring, float]:
-    """Run ``spec`` once; return its Coloring and the time of the call alone in ms.
+    """Run ``spec`` once on ``prepared`` (already set up and primed); the Coloring and the
+    time of the call alone in ms. Host round trips the algorithm makes are inside it."""
+    clock = _Clock(spec.backend)
+    clock.mark()
+    coloring = _call(spec, prepared, block_size, params)
+    clock.mark()
+    elapsed = clock.elapsed_ms(0, 1)
+    return _resolved(coloring), elapsed
 
-    GPU: CUDA events on the current stream around the call (host round trips it makes
-    are inside). CPU: ``time.perf_counter``. A ``reduce`` other than "none" for a spec
-    without ``native_reduce`` is applied to the coloring inside the timed region, on the
-    algorithm's own backend (the GPU one needs no copy to the host).
-    """
-    kwargs = dict(params)
-    mode = "none" if spec.native_reduce else kwargs.pop("reduce", "none")
-    if spec.backend == "gpu" or spec.block_size_matters:
-        kwargs["block_size"] = block_size or spec.default_block_size or 256
-    if spec.backend == "cpu":
-        start = time.perf_counter()
-        coloring = spec.run(prepared.handle, **kwargs)
-        coloring = reduction.apply("cpu", prepared.handle, coloring, mode)
-        return coloring, (time.perf_counter() - start) * 1e3
-    from gcbench.algorithms.gpu import runtime
 
-    cp = runtime.cupy()
-    begin, end = cp.cuda.Event(), cp.cuda.Event()
-    begin.record()
-    coloring = spec.run(prepared.handle, **kwargs)
-    coloring = reduction.apply("gpu", prepared.handle, coloring, mode)
-    end.record()
-    end.synchronize()
-    return coloring, float(cp.cuda.get_elapsed_time(begin, end))
+def run_with_setup(
+    spec: AlgorithmSpec, prepared: Prepared, block_size: int | None, params: dict[str, Any]
+) -> tuple[Coloring, float, float]:
+    """Setup from nothing cached plus the call, in one timed region (``count_setup``): the
+    Coloring, setup ms and setup + call ms."""
+    fresh = prepared.fresh()
+    clock = _Clock(spec.backend)
+    clock.mark()
+    if spec.setup is not None:
+        spec.setup(fresh.handle)
+    clock.mark()
+    coloring = _call(spec, fresh, block_size, params)
+    clock.mark()
+    total = clock.elapsed_ms(0, 2)
+    return _resolved(coloring), clock.elapsed_ms(0, 1), total
 
 
 def finish(
@@ -119,11 +192,131 @@ def finish(
     return colors, validation, copy_ms
 
 
+@functools.cache
+def primer_graph() -> Graph:
+    """A small graph on which every algorithm takes every path it has: a 70-clique (degrees
+    of 32 and more, more than 64 colors), a star of 40 leaves, an 8×8 grid and a path."""
+    clique = np.array([(u, v) for u in range(70) for v in range(u + 1, 70)]).T
+    star = np.array([(70, 71 + i) for i in range(40)]).T
+    side, base = 8, 111
+    grid = np.array(
+        [(base + r * side + c, base + r * side + c + 1) for r in range(side) for c in range(7)]
+        + [(base + r * side + c, base + (r + 1) * side + c) for r in range(7) for c in range(side)]
+    ).T
+    path = np.array([(175 + i, 176 + i) for i in range(24)]).T
+    rows, cols = np.concatenate([clique, star, grid, path], axis=1)
+    return from_edges(200, rows, cols, name="gcbench-primer", directed_input=False)
+
+
+_PRIMED: set[tuple[str, str, int | None, str]] = set()
+_PRIMER: dict[str, Prepared] = {}
+
+
+def prime(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]) -> None:
+    """Compile and load everything ``spec`` runs with these parameters (kernels, library
+    handles, numba functions) by running its setup and coloring once on :func:`primer_graph`,
+    untimed; once per process and configuration. A failure there surfaces as the case's."""
+    key = (spec.name, spec.backend, block_size, canonical_params(params))
+    if key in _PRIMED:
+        return
+    try:
+        if spec.backend not in _PRIMER:
+            _PRIMER[spec.backend] = prepare(primer_graph(), spec.backend)
+        primed = _PRIMER[spec.backend].fresh()
+        setup(spec, primed)
+        coloring, _ = run_timed(spec, primed, block_size, params)
+        finish(spec, primed, coloring)
+    except (GcbenchError, MemoryError):
+        raise  # the algorithm's own verdict (unsupported, round cap, out of memory)
+    except Exception as exc:
+        raise GcbenchError(
+            f"{spec.name} failed on gcbench's primer graph, before timing ({exc})"
+        ) from exc
+    _PRIMED.add(key)
+
+
+def repetitions(
+    spec: AlgorithmSpec,
+    prepared: Prepared,
+    block_size: int | None,
+    params: dict[str, Any],
+    *,
+    reps: int,
+    warmup: int = 0,
+    count_setup: bool = False,
+    setup_ms: float | None = None,
+    after_warmup: Callable[[], None] | None = None,
+) -> Iterator[Repetition]:
+    """The protocol for one case: prime, then ``warmup`` unrecorded runs, then ``reps``
+    validated, timed runs. ``prepared`` must be a view already set up with ``setup_ms``
+    (from :func:`setup`), unless ``count_setup``, where every run sets up a fresh view inside
+    its timed region."""
+    prime(spec, block_size, params)
+    if not count_setup and setup_ms is None:
+        raise ValueError("repetitions: set up the view first and pass its setup_ms")
+    for index in range(warmup + reps):
+        if count_setup:
+            coloring, this_setup, time_ms = run_with_setup(spec, prepared, block_size, params)
+        else:
+            coloring, time_ms = run_timed(spec, prepared, block_size, params)
+            this_setup = setup_ms or 0.0
+        colors, validation, copy_ms = finish(spec, prepared, coloring)
+        if index < warmup:
+            if after_warmup is not None:
+                after_warmup()
+            continue
+        yield Repetition(coloring, colors, validation, time_ms, this_setup, copy_ms)
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """All repetitions of one case, as :func:`measure` returns them."""
+
+    runs: list[Repetition]
+    transfer_ms: float
+
+    @property
+    def last(self) -> Repetition:
+        return self.runs[-1]
+
+    @property
+    def times_ms(self) -> list[float]:
+        return [r.time_ms for r in self.runs]
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.times_ms)
+
+    @property
+    def valid(self) -> bool:
+        return all(r.validation.valid for r in self.runs)
+
+
+def measure(
+    spec: AlgorithmSpec,
+    prepared: Prepared,
+    block_size: int | None,
+    params: dict[str, Any],
+    *,
+    reps: int = 1,
+    warmup: int = 1,
+    count_setup: bool = False,
+) -> CaseResult:
+    """One case from a prepared graph: a fresh view, its setup, the repetitions (each
+    validated). ``transfer_ms`` is the graph's upload (once per graph, not per case)."""
+    view = prepared.fresh()
+    prime(spec, block_size, params)  # before setup, so no compilation lands in setup_ms
+    setup_ms = None if count_setup else setup(spec, view)
+    runs = list(
+        repetitions(spec, view, block_size, params, reps=reps, warmup=warmup,
+                    count_setup=count_setup, setup_ms=setup_ms)
+    )  # fmt: skip
+    return CaseResult(runs, prepared.transfer_ms)
+
+
 def execute(
     spec: AlgorithmSpec, prepared: Prepared, block_size: int | None, params: dict[str, Any]
-) -> Outcome:
-    """Run, time, copy back and validate once (after :func:`setup`, for one-off calls)."""
-    setup_ms = setup(spec, prepared)
-    coloring, time_ms = run_timed(spec, prepared, block_size, params)
-    colors, validation, copy_ms = finish(spec, prepared, coloring)
-    return Outcome(coloring, colors, validation, time_ms, prepared.transfer_ms + setup_ms + copy_ms)
+) -> Repetition:
+    """One validated run of one case, no warm-up (compilation is still primed away): for tests
+    and one-off calls."""
+    return measure(spec, prepared, block_size, params, reps=1, warmup=0).last

@@ -22,12 +22,16 @@ class Coloring:
     """An algorithm's output: ``colors`` (int32, -1 = uncolored), its round count, a trace.
 
     ``colors`` is a host numpy array for CPU algorithms and a device (CuPy) array for GPU ones.
-    ``trace`` maps a series name (e.g. "active") to one value per round.
+    ``trace`` maps a series name (e.g. "active") to one value per round. ``resolve``, when
+    set, is called once after the timed region ends: it reads back what the coloring does
+    not depend on (counters for ``iterations`` and ``trace``) and may raise RoundCapError,
+    so statistics never cost time inside ``time_ms`` (DESIGN §4).
     """
 
     colors: Any
     iterations: int | None
     trace: dict[str, list[float]] = field(default_factory=dict)
+    resolve: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,8 @@ class AlgorithmSpec:
     CPU algorithms and a :class:`~gcbench.algorithms.gpu.runtime.DeviceGraph` for GPU ones;
     ``block_size`` is passed only when ``block_size_matters`` or the backend is GPU.
     ``setup(graph_or_device_graph)``, when given, builds per-graph structures once (e.g. an
-    edge list in ``DeviceGraph.extras``); it is timed with the transfer, not the algorithm.
+    edge list in ``DeviceGraph.extras``); it is timed on its own as ``setup_ms``, from a view
+    of the graph that holds nothing cached, and only ``--count-setup`` adds it to ``time_ms``.
     Every spec has the ``reduce`` parameter (:data:`REDUCE_PARAM`); unless ``native_reduce``,
     ``run`` never sees it and the runner applies :mod:`gcbench.algorithms.reduction` itself.
     """

@@ -10,8 +10,10 @@ from __future__ import annotations
 import csv
 import io
 import os
+import shlex
 import socket
 import subprocess
+import sys
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -22,8 +24,9 @@ from typing import Any
 
 from gcbench.errors import InputError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
+# DESIGN §5's columns, then the ones each schema version added at the end (docs/runner.md).
 COLUMNS: tuple[str, ...] = (
     "run_id", "timestamp", "gcbench_version", "git_commit", "host",
     "device", "device_name", "driver_version", "cuda_runtime", "cupy_version",
@@ -32,6 +35,9 @@ COLUMNS: tuple[str, ...] = (
     "status", "error",
     "time_ms", "transfer_ms", "total_ms",
     "iterations", "colors", "max_color", "conflicts", "uncolored",
+    # v2
+    "setup_ms", "count_setup", "compute_capability", "sm_clock_mhz", "command",
+    "schema_version",
 )  # fmt: skip
 
 STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "oom", "unsupported")
@@ -42,7 +48,10 @@ TRACE_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 
 KEY_COLUMNS: tuple[str, ...] = ("graph", "algorithm", "params", "block_size", "rep")
-DEVICE_COLUMNS: tuple[str, ...] = ("device_name", "driver_version", "cuda_runtime", "cupy_version")
+DEVICE_COLUMNS: tuple[str, ...] = (
+    "device_name", "driver_version", "cuda_runtime", "cupy_version", "compute_capability",
+    "sm_clock_mhz",
+)  # fmt: skip
 
 Key = tuple[str, ...]
 
@@ -55,22 +64,32 @@ class Environment:
     gcbench_version: str
     git_commit: str
     host: str
+    command: str
 
-    def columns(self) -> dict[str, str]:
+    def columns(self) -> dict[str, str | int]:
         return {
             "run_id": self.run_id,
             "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "gcbench_version": self.gcbench_version,
             "git_commit": self.git_commit,
             "host": self.host,
+            "command": self.command,
+            "schema_version": SCHEMA_VERSION,
         }
 
 
-def capture_environment() -> Environment:
-    """A fresh run id plus version, source commit and host name (host side only)."""
+def capture_environment(command: str | None = None) -> Environment:
+    """A fresh run id plus version, source commit, host name and the command that ran
+    (default: this process's command line), host side only."""
     from gcbench import __version__
 
-    return Environment(uuid.uuid4().hex, __version__, git_commit(), socket.gethostname())
+    return Environment(
+        uuid.uuid4().hex,
+        __version__,
+        git_commit(),
+        socket.gethostname(),
+        command if command is not None else shlex.join(sys.argv),
+    )
 
 
 def git_commit() -> str:
@@ -96,11 +115,14 @@ def device_columns(backend: str) -> dict[str, str]:
         from gcbench.algorithms.gpu import runtime
 
         facts = runtime.device_facts()
+        clock = runtime.sm_clock_mhz()
         out.update(
             device_name=facts.name,
             driver_version=facts.driver_version,
             cuda_runtime=facts.cuda_runtime,
             cupy_version=facts.cupy_version,
+            compute_capability=f"{facts.compute_capability[:-1]}.{facts.compute_capability[-1]}",
+            sm_clock_mhz="" if clock is None else str(clock),
         )
     return out
 
@@ -164,10 +186,7 @@ class ResultsFile(_Appender):
         with open(path, newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
             if reader.fieldnames is not None and tuple(reader.fieldnames) != COLUMNS:
-                raise InputError(
-                    f"--resume {path}: its columns are not gcbench's result schema "
-                    f"v{SCHEMA_VERSION}; resume only files written by gcbench run"
-                )
+                raise InputError(f"--resume {path}: {schema_mismatch(reader.fieldnames)}")
             for row in reader:
                 self.recorded.add(row_key(row))
                 self.previous[row["status"]] += 1
@@ -181,6 +200,33 @@ class TraceFile(_Appender):
         if resume and path.is_file():
             repair_last_line(path)
         super().__init__(path, TRACE_COLUMNS)
+
+
+def schema_version_of(columns: Iterable[str]) -> int | None:
+    """The result schema a header belongs to: its version, 1 for DESIGN §5's original
+    columns, None for a file gcbench did not write."""
+    names = tuple(columns)
+    if names == COLUMNS:
+        return SCHEMA_VERSION
+    if names == COLUMNS[: COLUMNS.index("setup_ms")]:
+        return 1
+    return None
+
+
+def schema_mismatch(columns: Iterable[str]) -> str:
+    """One line on why a CSV with these columns cannot be appended to (``--resume``)."""
+    version = schema_version_of(columns)
+    if version is None:
+        return (
+            f"its columns are not gcbench's result schema v{SCHEMA_VERSION}; resume only "
+            "files written by gcbench run"
+        )
+    return (
+        f"written with result schema v{version}, this gcbench writes v{SCHEMA_VERSION} "
+        "(setup_ms, count_setup, compute_capability, sm_clock_mhz, command, schema_version); "
+        "finish it with the gcbench that wrote it, or start a new file with --out "
+        "(gcbench report reads both)"
+    )
 
 
 def trace_path(results_path: Path) -> Path:

@@ -134,6 +134,7 @@ def build_suite(
     reps: int | None,
     warmup: int | None,
     timeout: float | None,
+    count_setup: bool | None = None,
 ) -> Suite:
     """The suite named (default ``quick``) with the command line's replacements applied:
     ``graphs`` and ``algorithms`` replace the suite's lists ("all" = every algorithm of the
@@ -145,6 +146,7 @@ def build_suite(
         reps=reps,
         warmup=warmup,
         timeout_s=timeout,
+        count_setup=count_setup,
         graphs=tuple(GraphEntry(g) for g in graphs) or None,
         algorithms=tuple(AlgorithmEntry(n) for n in dict.fromkeys(names)) or None,
     )
@@ -166,15 +168,19 @@ def run(
     offline: bool = False,
     progress: bool = True,
     choice: DeviceChoice | None = None,
+    count_setup: bool | None = None,
+    command: str | None = None,
 ) -> RunSummary:
     """Run a benchmark suite; the Python form of ``gcbench run`` (same arguments).
 
     ``params`` maps a parameter to its values (a list, or "v1,v2" as on the command line);
-    ``choice`` is a device already resolved with :func:`choose_device` (else ``device`` is).
+    ``choice`` is a device already resolved with :func:`choose_device` (else ``device`` is);
+    ``count_setup`` (default: the suite's, else false) folds each algorithm's setup into
+    ``time_ms``; ``command`` is recorded in every row (default: this process's command line).
     Spec errors are raised before anything runs; per-case failures become rows.
     """
     load_plugins()
-    the_suite = build_suite(suite, graphs, algorithms, reps, warmup, timeout)
+    the_suite = build_suite(suite, graphs, algorithms, reps, warmup, timeout, count_setup)
     axes = {k: v.split(",") if isinstance(v, str) else list(v) for k, v in (params or {}).items()}
     sizes = None if block_sizes is None else parse_block_sizes(
         block_sizes if isinstance(block_sizes, str) else list(block_sizes))  # fmt: skip
@@ -189,7 +195,8 @@ def run(
         summary.notes.extend(prefetch(case.graph for case in cases))
     if choice.backend == "cpu" and (skipped := skipped_gpu_algorithms(the_suite)):
         summary.notes.append(f"left out GPU algorithms on the CPU: {', '.join(skipped)}")
-    session = _Session(the_suite, results, traces, summary, offline, capture_environment())
+    env = capture_environment(command)
+    session = _Session(the_suite, results, traces, summary, offline, env)
     try:
         with Display(len(cases), enabled=progress) as display, _sigint_flag() as stop:
             summary.notes_shown = display.active
@@ -307,6 +314,7 @@ class _Session:
         }  # fmt: skip
         row = {"device": case.backend, **self.env.columns(), **identity, **stats, **fields}
         row["backend"] = case.backend
+        row["count_setup"] = self.suite.count_setup
         self.results.append(row)
         self.summary.counts[row["status"]] += 1
         self.summary.written += 1
@@ -373,7 +381,7 @@ class _GraphRun:
         suite = self.session.suite
         job = CaseJob(
             case.algorithm, dict(case.params), case.block_size, reps, suite.warmup,
-            self.session.traces is not None,
+            self.session.traces is not None, suite.count_setup,
         )  # fmt: skip
         left = list(reps)
         what = f"{case.algorithm} on {case.graph}"

@@ -27,6 +27,7 @@ DEFAULT_BLOCK_SIZE = 256  # for an algorithm that takes a block size but declare
 
 _SUITE_KEYS = {
     "name", "description", "reps", "warmup", "timeout_s", "block_sizes", "graphs", "algorithms",
+    "count_setup",
 }  # fmt: skip
 _ALGORITHM_KEYS = {"name", "params", "block_sizes", "backend", "exclude"}
 _GRAPH_KEYS = {"spec", "standin"}
@@ -67,6 +68,7 @@ class Suite:
     block_sizes: BlockSizes | None = None
     graphs: tuple[GraphEntry, ...] = ()
     algorithms: tuple[AlgorithmEntry, ...] = ()
+    count_setup: bool = False
     path: Path | None = None
 
     def with_overrides(self, **changes: Any) -> Suite:
@@ -74,6 +76,7 @@ class Suite:
         and timeout_s are checked as in a suite file."""
         given = {k: v for k, v in changes.items() if v is not None}
         checks = {
+            "count_setup": lambda v: _bool(v, "count_setup"),
             "reps": lambda v: _int(v, "reps", low=1),
             "warmup": lambda v: _int(v, "warmup", low=0),
             "timeout_s": lambda v: _positive(v, "timeout"),
@@ -158,6 +161,7 @@ def parse_suite(data: Mapping[str, Any], *, default_name: str, path: Path | None
         algorithms=tuple(
             _algorithm_entry(a, where) for a in _list(data.get("algorithms", []), where)
         ),
+        count_setup=_bool(data.get("count_setup", False), f"{where}: count_setup"),
         path=path,
     )
 
@@ -249,6 +253,12 @@ def _int(value: Any, what: str, *, low: int, high: int | None = None) -> int:
         bound = f"≥ {low}" if high is None else f"in [{low}, {high}]"
         raise SpecError(f"{what}: {out} must be {bound}")
     return out
+
+
+def _bool(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise SpecError(f"{what}: {value!r} is not true or false")
+    return value
 
 
 def _positive(value: Any, what: str) -> float:

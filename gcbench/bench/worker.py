@@ -40,6 +40,7 @@ class CaseJob:
     reps: tuple[int, ...]
     warmup: int
     trace: bool
+    count_setup: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,13 +110,15 @@ def _detach(parent_pid: int, log_path: str) -> None:
 
 
 class _Worker:
-    """State kept across the cases of one graph: the graph, its prepared forms, setups."""
+    """State kept across the cases of one graph: the graph, its prepared forms, and the
+    set-up view of the algorithm whose cases are running (one at a time, so structures of
+    an algorithm that is done are freed)."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.graph: Any = None
         self.prepared: dict[str, Any] = {}
-        self.setups: dict[str, Any] = {}
+        self.setup: dict[str, Any] = {}
 
     def serve(self) -> None:
         while True:
@@ -160,6 +163,20 @@ class _Worker:
             raise store[key]
         return store[key]
 
+    def _set_up(self, spec: Any, prepared: Any) -> tuple[Any, float]:
+        """(view, setup_ms) of ``spec`` on this graph: its setup on a fresh view, timed from
+        nothing cached (DESIGN §4), once per algorithm while its cases run."""
+        from gcbench.algorithms import execute
+
+        if spec.name not in self.setup:
+            self.setup.clear()
+
+        def build() -> tuple[Any, float]:
+            view = prepared.fresh()
+            return view, execute.setup(spec, view)
+
+        return self._cached(self.setup, spec.name, build)
+
     def run_case(self, job: CaseJob) -> bool:
         """Run ``job``, sending one row per repetition; returns whether the worker should be
         replaced (after an unexpected GPU failure the CUDA context may be unusable)."""
@@ -174,32 +191,35 @@ class _Worker:
             prepared = self._cached(
                 self.prepared, spec.backend, lambda: execute.prepare(self.graph, spec.backend)
             )
-            setup_ms = self._cached(self.setups, spec.name, lambda: execute.setup(spec, prepared))
-            for _ in range(job.warmup):
-                coloring, _ = execute.run_timed(spec, prepared, job.block_size, job.params)
-                execute.finish(spec, prepared, coloring)
-                self.conn.send(("tick",))
-            for rep in job.reps:
-                coloring, time_ms = execute.run_timed(spec, prepared, job.block_size, job.params)
-                _, v, copy_ms = execute.finish(spec, prepared, coloring)
-                transfer_ms = prepared.transfer_ms + setup_ms + copy_ms
+            execute.prime(spec, job.block_size, job.params)
+            view, setup_ms = (prepared, None) if job.count_setup else self._set_up(spec, prepared)
+            runs = execute.repetitions(
+                spec, view, job.block_size, job.params, reps=len(job.reps), warmup=job.warmup,
+                count_setup=job.count_setup, setup_ms=setup_ms,
+                after_warmup=lambda: self.conn.send(("tick",)),
+            )  # fmt: skip
+            for rep, run in zip(job.reps, runs, strict=True):
+                v = run.validation
+                transfer_ms = prepared.transfer_ms + run.copy_ms
+                outside = 0.0 if job.count_setup else run.setup_ms  # else inside time_ms
                 fields = {
                     **device,
                     "rep": rep,
                     "status": "ok" if v.valid else "invalid",
                     "error": "" if v.valid else f"{v.conflicts} conflicts, {v.uncolored} uncolored",
-                    "time_ms": time_ms,
+                    "time_ms": run.time_ms,
+                    "setup_ms": run.setup_ms,
                     "transfer_ms": transfer_ms,
-                    "total_ms": time_ms + transfer_ms,
-                    "iterations": coloring.iterations,
+                    "total_ms": run.time_ms + transfer_ms + outside,
+                    "iterations": run.coloring.iterations,
                     "colors": v.colors,
                     "max_color": v.max_color,
                     "conflicts": v.conflicts,
                     "uncolored": v.uncolored,
                 }
                 trace = None
-                if job.trace and coloring.trace:
-                    trace = list(trace_rows({"rep": rep}, coloring.trace))
+                if job.trace and run.coloring.trace:
+                    trace = list(trace_rows({"rep": rep}, run.coloring.trace))
                 self.conn.send(("row", fields, trace))
                 done += 1
         except Exception as exc:

@@ -55,6 +55,53 @@ def _unsupported(graph, **_) -> Coloring:
     raise UnsupportedError("test-unsupported: needs a package that is not installed")
 
 
+class _Slept:
+    """The protocol probes' setup: sleeps ``SETUP_S`` and marks the graph it set up, so a run
+    can tell whether it got a set-up view (and a test, how often setup ran)."""
+
+    calls = 0
+
+    def __call__(self, graph) -> None:
+        type(self).calls += 1
+        time.sleep(SETUP_S)
+        graph.__dict__["test_setup_done"] = True
+
+
+SETUP_S, RUN_S, SPIN_MS = 0.08, 0.03, 40.0
+
+
+def _timed_cpu(graph, **_) -> Coloring:
+    """Sleeps ``RUN_S``: time_ms must be that, and never the setup's ``SETUP_S``."""
+    assert graph.__dict__.get("test_setup_done"), "run before setup"
+    time.sleep(RUN_S)
+    return _distinct(graph)
+
+
+def _timed_gpu(dgraph, *, block_size: int, **_) -> Coloring:
+    """One kernel that spins ``SPIN_MS`` on the device's global timer: time_ms must be that."""
+    import cupy as cp
+
+    assert dgraph.extras.get("test_setup_done"), "run before setup"
+    spin = cp.RawKernel(
+        r"""extern "C" __global__ void spin(const unsigned long long ns, int* colors, int n) {
+            unsigned long long start, now;
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+            do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < ns);
+            for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x)
+                colors[v] = v;
+        }""",
+        "spin",
+    )
+    colors = cp.empty(dgraph.n, dtype=cp.int32)
+    spin((1,), (32,), (np.uint64(SPIN_MS * 1e6), colors, np.int32(dgraph.n)))
+    return Coloring(colors, 1)
+
+
+def _gpu_setup(dgraph) -> None:
+    time.sleep(SETUP_S)
+    dgraph.extras["test_setup_done"] = True
+
+
 def _spec(name: str, run, **extra) -> AlgorithmSpec:
     return register(AlgorithmSpec(name, "cpu", "gcbench tests", run, **extra))
 
@@ -73,3 +120,10 @@ _spec("test-invalid", _invalid)
 _spec("test-roundcap", _roundcap)
 _spec("test-memory", _memory)
 _spec("test-unsupported", _unsupported)
+_spec("test-timed", _timed_cpu, setup=_Slept(), description="setup 80 ms, run 30 ms")
+register(
+    AlgorithmSpec(
+        "test-timed-gpu", "gpu", "gcbench tests", _timed_gpu, setup=_gpu_setup,
+        default_block_size=32, description="setup 80 ms on the host, a 40 ms device spin",
+    )
+)  # fmt: skip

@@ -32,8 +32,15 @@ time_ms, transfer_ms, total_ms,
 iterations, colors, max_color, conflicts, uncolored"""
 
 
+# Added by schema v2 (docs/runner.md), after DESIGN's columns.
+V2_COLUMNS = (
+    "setup_ms", "count_setup", "compute_capability", "sm_clock_mhz", "command", "schema_version",
+)  # fmt: skip
+
+
 def test_columns_are_the_design_schema_in_order():
-    assert tuple(c.strip() for c in DESIGN_COLUMNS.replace("\n", " ").split(",")) == COLUMNS
+    design = tuple(c.strip() for c in DESIGN_COLUMNS.replace("\n", " ").split(","))
+    assert design + V2_COLUMNS == COLUMNS
     assert TRACE_COLUMNS[:7] == (
         "run_id",
         "graph",

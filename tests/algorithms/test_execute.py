@@ -1,0 +1,59 @@
+"""The shared execution protocol: fresh views, the primer graph, repetitions, validation of
+every run (the timing itself is tested through the runner in tests/bench/test_protocol.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gcbench import algorithms, load_graph
+from gcbench.algorithms import execute
+from gcbench.graph import check_invariant
+from gcbench.validate import validate
+
+HARD = ("gen:kron?scale=12&edgefactor=48", "gen:star?leaves=5000", "gen:grid2d?side=40")
+
+
+def test_primer_graph_takes_every_path():
+    graph = execute.primer_graph()
+    check_invariant(graph)
+    assert graph.max_degree >= 69  # a hub row for warp/block paths, 70 colors past a 64-window
+    assert graph.n == 200 and graph.m == 70 * 69 // 2 + 40 + 2 * 8 * 7 + 24
+
+
+def test_fresh_view_shares_arrays_but_no_cache():
+    graph = load_graph("gen:cycle?n=9")
+    prepared = execute.prepare(graph, "cpu")
+    view = prepared.fresh()
+    assert view.handle is not graph and view.handle.indices is graph.indices
+    view.handle.__dict__["cached"] = 1
+    assert "cached" not in prepared.fresh().handle.__dict__
+
+
+def test_every_repetition_is_validated():
+    spec = algorithms.get("greedy")
+    prepared = execute.prepare(load_graph("gen:queen?n=8"), "cpu")
+    case = execute.measure(spec, prepared, None, spec.resolve_params({}), reps=3, warmup=1)
+    assert len(case.runs) == 3 and case.valid
+    for run in case.runs:
+        assert run.validation == validate(prepared.graph, run.colors)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("reduce", ["none", "both"])
+def test_no_gpu_algorithm_compiles_after_priming(reduce):
+    """The primer graph leaves nothing to compile for any GPU algorithm on the hard graphs."""
+    from gcbench.algorithms.gpu import runtime
+
+    for spec in algorithms.all_specs("gpu"):
+        if spec.name.startswith("test-"):
+            continue
+        params = spec.resolve_params({"reduce": reduce})
+        execute.prime(spec, None, params)
+        before = runtime.compile_count()
+        for name in HARD:
+            prepared = execute.prepare(load_graph(name), "gpu")
+            case = execute.measure(spec, prepared, None, params, reps=1, warmup=0)
+            assert case.valid, (spec.name, name)
+            assert np.all(case.last.colors >= 0)
+        assert runtime.compile_count() == before, spec.name

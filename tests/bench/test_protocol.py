@@ -1,0 +1,119 @@
+"""The timing protocol itself (DESIGN §4, issue 12): setup_ms is the setup, time_ms the call,
+--count-setup folds the one into the other, and compilation is never timed, through the real
+runner and API. The GPU half uses a device spin of known length; the CPU half runs in CI."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+import gcbench
+from gcbench.bench import runner
+
+SETUP_MS, RUN_MS, SPIN_MS = 80.0, 30.0, 40.0  # tests/bench/gcbench_test_plugins.py
+SLACK_MS = 60.0  # a loaded 2-core machine oversleeps; never by a whole setup
+
+
+def run_rows(tmp_path, algorithm, backend, **options):
+    summary = runner.run(
+        graphs=["gen:cycle?n=101"], algorithms=[algorithm], reps=3, warmup=1,
+        out=tmp_path / f"{algorithm}.csv", progress=False,
+        choice=runner.DeviceChoice(backend, "test"), **options,
+    )  # fmt: skip
+    frame = pd.read_csv(summary.path)
+    assert (frame.status == "ok").all(), frame.error.tolist()
+    return frame
+
+
+def check_split(frame, run_ms):
+    assert frame.setup_ms.between(SETUP_MS, SETUP_MS + SLACK_MS).all(), frame.setup_ms
+    assert frame.time_ms.between(run_ms, run_ms + SLACK_MS * 0.5).all(), frame.time_ms
+    assert (frame.count_setup == False).all()  # noqa: E712
+    outside = frame.time_ms + frame.setup_ms + frame.transfer_ms
+    assert (frame.total_ms - outside).abs().max() < 1e-6
+
+
+def check_folded(frame, run_ms):
+    assert (frame.count_setup == True).all()  # noqa: E712
+    assert (frame.time_ms >= SETUP_MS + run_ms).all(), frame.time_ms
+    assert (frame.time_ms - frame.setup_ms).between(run_ms, run_ms + SLACK_MS).all()
+    assert (frame.total_ms - frame.time_ms - frame.transfer_ms).abs().max() < 1e-6
+
+
+def test_setup_ms_is_the_setup_and_time_ms_the_call(bench_env, tmp_path):
+    check_split(run_rows(tmp_path, "test-timed", "cpu"), RUN_MS)
+
+
+def test_count_setup_folds_setup_into_every_repetition(bench_env, tmp_path):
+    check_folded(run_rows(tmp_path, "test-timed", "cpu", count_setup=True), RUN_MS)
+
+
+def test_suite_key_count_setup(bench_env, tmp_path):
+    suite = tmp_path / "s.toml"
+    suite.write_text(
+        'graphs = ["gen:cycle?n=7"]\nreps = 1\nwarmup = 0\ncount_setup = true\n'
+        '[[algorithms]]\nname = "test-timed"\n'
+    )
+    summary = runner.run(suite=suite, out=tmp_path / "r.csv", progress=False,
+                         choice=runner.DeviceChoice("cpu", "test"))  # fmt: skip
+    check_folded(pd.read_csv(summary.path), RUN_MS)
+
+
+def test_api_reports_the_median_of_its_repetitions(bench_env):
+    result = gcbench.color("gen:cycle?n=11", "test-timed", warmup=0, reps=3)
+    assert len(result.times_ms) == 3 and result.time_ms == statistics.median(result.times_ms)
+    assert SETUP_MS <= result.setup_ms < SETUP_MS + SLACK_MS
+    assert RUN_MS <= result.time_ms < RUN_MS + SLACK_MS * 0.5
+    folded = gcbench.color("gen:cycle?n=11", "test-timed", warmup=0, reps=2, count_setup=True)
+    assert folded.time_ms >= SETUP_MS + RUN_MS and folded.count_setup
+
+
+def first_against_later(env, tmp_path, device, graph, algorithms, cache_var):
+    """Run ``algorithms`` with no warm-up and a fresh, empty kernel cache; per algorithm, the
+    first repetition's time over the median of the later ones."""
+    out = tmp_path / "cold.csv"
+    env = {**env, cache_var: str(tmp_path / "empty-cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "gcbench", "run", "--graph", graph, "--warmup", "0", "--reps",
+         "5", "--device", device, "--quiet", "--out", str(out),
+         *[arg for a in algorithms for arg in ("--algo", a)]],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    frame = pd.read_csv(out)
+    ratios = {}
+    for name, rows in frame.groupby("algorithm"):
+        times = rows.sort_values("rep").time_ms.tolist()
+        ratios[name] = times[0] / statistics.median(times[1:])
+    return ratios
+
+
+@pytest.mark.slow
+def test_numba_compilation_is_not_timed_without_warmup(bench_env, tmp_path):
+    ratios = first_against_later(
+        bench_env, tmp_path, "cpu", "gen:rgg?scale=18", ["greedy"], "NUMBA_CACHE_DIR"
+    )
+    assert all(r < 2 for r in ratios.values()), ratios
+
+
+@pytest.mark.gpu
+def test_gpu_setup_ms_is_the_setup_and_time_ms_the_spin(bench_env, tmp_path):
+    check_split(run_rows(tmp_path, "test-timed-gpu", "gpu"), SPIN_MS)
+    check_folded(run_rows(tmp_path, "test-timed-gpu", "gpu", count_setup=True), SPIN_MS)
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_nvrtc_compilation_is_not_timed_without_warmup(bench_env, tmp_path):
+    from gcbench import algorithms
+
+    names = [s.name for s in algorithms.all_specs("gpu") if not s.name.startswith("test-")]
+    ratios = first_against_later(
+        bench_env, tmp_path, "gpu", "gen:rgg?scale=18", names, "CUPY_CACHE_DIR"
+    )
+    assert set(ratios) == set(names)
+    assert all(r < 2 for r in ratios.values()), ratios
