@@ -2,6 +2,8 @@
 #pragma once
 
 #define GCB_UNCOLORED (-1)
+#define GCB_FULL_MASK 0xffffffffu
+#define GCB_MSB 0x80000000u  // color c of an MSB-first 32-bit bitmap is bit 31 - c
 
 // hash32 of DESIGN §3: the tie-break shared by GPU and CPU code.
 __device__ __forceinline__ unsigned int gcb_hash32(unsigned int x)

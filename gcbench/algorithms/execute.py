@@ -132,14 +132,20 @@ def _call(
     ``native_reduce``, on the algorithm's own backend (the GPU one needs no host copy)."""
     mode = "none" if spec.native_reduce else params.get("reduce", "none")
     coloring = spec.run(prepared.handle, **_kwargs(spec, block_size, params))
-    return reduction.apply(spec.backend, prepared.handle, coloring, mode)
+    if mode == "none":
+        return coloring
+    if spec.backend == "cpu":
+        return reduction.reduce_host(prepared.handle, coloring, mode)
+    from gcbench.algorithms.gpu.reduction import reduce_device
+
+    return reduce_device(prepared.handle, coloring, mode)
 
 
 def _resolved(coloring: Coloring) -> Coloring:
     """Read back what the algorithm left for after the timed region (counters, trace)."""
     if coloring.resolve is not None:
         resolve, coloring.resolve = coloring.resolve, None
-        resolve()
+        resolve(coloring)
     return coloring
 
 

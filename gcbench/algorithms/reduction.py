@@ -8,7 +8,7 @@ color i take b, the hic vertices take i", with i, b < 32 (the paper's cap); move
 different sets that could collide on an edge are made disjoint first.
 
 One shared host loop (:func:`reduce_rounds`) drives either backend's steps: the numba ones
-here or the CUDA ones in :mod:`gcbench.algorithms.gpu.ecl_gc`. Both are deterministic and
+here or the CUDA ones in :mod:`gcbench.algorithms.gpu.reduction`. Both are deterministic and
 give the same colors. Where the paper's parallel code depends on the order of atomic updates
 (which of two colliding sets gives way) the decision is taken on a snapshot instead; the
 choices made here are in docs/ecl-gc.md.
@@ -78,21 +78,14 @@ def reduce_rounds(steps: ReductionSteps, mode: str) -> ReductionReport | None:
     return ReductionReport(before, before if after is None else after, rounds)
 
 
-def apply(backend: str, handle: Any, coloring: Coloring, mode: str) -> Coloring:
-    """``coloring`` reduced with ``mode`` on ``backend`` (a host Graph for "cpu", a
-    DeviceGraph for "gpu"); the trace gains reduce_ms, colors_before, colors_after and
-    reduce_rounds. ``mode`` "none" returns ``coloring`` itself."""
+def reduce_host(graph: Graph, coloring: Coloring, mode: str) -> Coloring:
+    """``coloring`` (host colors) reduced with ``mode`` by the numba steps; "none" returns it
+    unchanged. The GPU twin is :func:`gcbench.algorithms.gpu.reduction.reduce_device`."""
     if mode == "none":
         return coloring
-    if backend == "gpu":
-        from gcbench.algorithms.gpu.ecl_gc import reduce_on_device
-
-        colors, report, ms = reduce_on_device(handle, coloring.colors, mode)
-    else:
-        start = time.perf_counter()
-        colors, report = reduce_colors(handle, np.asarray(coloring.colors), mode)
-        ms = (time.perf_counter() - start) * 1e3
-    return with_report(coloring, colors, report, ms)
+    start = time.perf_counter()
+    colors, report = reduce_colors(graph, np.asarray(coloring.colors), mode)
+    return with_report(coloring, colors, report, (time.perf_counter() - start) * 1e3)
 
 
 def with_report(

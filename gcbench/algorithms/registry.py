@@ -23,15 +23,15 @@ class Coloring:
 
     ``colors`` is a host numpy array for CPU algorithms and a device (CuPy) array for GPU ones.
     ``trace`` maps a series name (e.g. "active") to one value per round. ``resolve``, when
-    set, is called once after the timed region ends: it reads back what the coloring does
-    not depend on (counters for ``iterations`` and ``trace``) and may raise RoundCapError,
-    so statistics never cost time inside ``time_ms`` (DESIGN §4).
+    set, is called once with the final Coloring after the timed region ends: it reads back
+    what the coloring does not depend on (counters for ``iterations`` and ``trace``) and may
+    raise RoundCapError, so statistics never cost time inside ``time_ms`` (DESIGN §4).
     """
 
     colors: Any
     iterations: int | None
     trace: dict[str, list[float]] = field(default_factory=dict)
-    resolve: Callable[[], None] | None = None
+    resolve: Callable[[Coloring], None] | None = None
 
 
 @dataclass(frozen=True)

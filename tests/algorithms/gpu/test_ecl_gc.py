@@ -21,6 +21,7 @@ SHORTCUTS = ("both", "sc1", "sc2", "none")
 HUB = "kron 17 + hub"  # a vertex adjacent to all 131,072 others: degree > 100k
 SPECS = [
     "gen:rgg?scale=15",
+    "gen:rgg?scale=19",  # more vertices than grid threads: cached and uncached vertices mixed
     "gen:kron?scale=16&edgefactor=48",
     "gen:rmat?scale=14&a=0.45&b=0.15&c=0.15",
     HUB,
