@@ -1,127 +1,174 @@
-"""ECL-GC benchmark (issue 5): shortcuts both/none x reduce none/both on the paper-sized graphs.
+"""ECL-GC benchmark (issue 13): gcbench's ``ecl-gc`` beside the original ECL-GC, per graph.
 
-    PYTHONPATH=. python3 benchmarks/ecl_gc.py [--reps 5] [--graph SPEC]... [--no-peers]
-                                             [--no-verify] [--out FILE]
+    PYTHONPATH=. python3 benchmarks/ecl_gc.py [--reps 7] [--graph SPEC]... [--reference CSV]
+                                             [--write-egr DIR] [--no-verify] [--out FILE]
 
-Each configuration runs once to warm up and then ``--reps`` times through
-:func:`gcbench.algorithms.execute.run_timed` (CUDA events); the table shows the median.
-Graphs are generated first, in parallel processes, into the gcbench cache. ``--verify`` (the
-default) checks every reduce=none coloring against serial greedy LDF vertex for vertex.
+Protocols (docs/performance.md states them beside each table):
+
+- ``runner``: what ``gcbench run`` records. One warm-up, then ``--reps`` timed runs, each
+  followed by validation on the device and the copy of the colors back (the GPU then waits
+  for the host before the next run). Timed: CUDA events around the call, i.e. the three
+  kernels of ``ecl_init``, ``ecl_high``, ``ecl_low`` replayed as one CUDA graph.
+- ``back-to-back``: the same call repeated with nothing between the runs but the read-back
+  of the kernels' counters: the shape of the original's own timing loop.
+
+The original is not part of gcbench: ``--write-egr DIR`` writes each graph in its binary CSR
+format (int32 nodes, edges, offsets, neighbours), and ``--reference CSV`` (columns graph,
+protocol, original_ms) adds its times, measured on the same files, to the table.
+
+Also printed: rounds (passes), the time of each kernel (launched one by one between CUDA
+events), the floor (reading the CSR once at this GPU's device-to-device copy rate), and
+shortcuts=none and reduce=both times. ``--verify`` (default) checks every reduce=none
+coloring against serial greedy LDF, vertex for vertex.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import datetime
 import os
 import statistics
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
-from _common import LARGE_GRAPHS, time_case
+from _common import time_case
 
 from gcbench import algorithms, load_graph
+from gcbench.algorithms import execute
 from gcbench.algorithms.cpu.greedy import greedy_colors
-from gcbench.algorithms.execute import prepare
 from gcbench.algorithms.gpu import ecl_gc, runtime
-from gcbench.errors import GcbenchError
 
-GRAPHS = LARGE_GRAPHS
-# The original ECL-GC on an H200, one cold run per process (issue 5).
-TARGET_MS = {
-    "gen:rgg?scale=22": 6.8,
-    "gen:rgg?scale=24": 23.0,
-    "gen:grid2d?side=2048": 3.9,
-    "gen:kron?scale=18": 6.4,
-    "gen:kron?scale=20&edgefactor=48": 36.0,
-}
-CONFIGS = (("both", "none"), ("none", "none"), ("both", "both"), ("none", "both"))
-PEERS = ("cusparse", "jpl")
+# issue 13's eight graphs, in its order
+GRAPHS = (
+    "gen:rgg?scale=16", "gen:rgg?scale=20", "gen:delaunay?scale=20", "gen:grid2d?side=2048",
+    "gen:kron?scale=18", "gen:rgg?scale=22", "gen:kron?scale=20&edgefactor=48",
+    "gen:rgg?scale=24",
+)  # fmt: skip
+KERNELS = ("ecl_init", "ecl_high", "ecl_low")
+OTHER_CONFIGS = ({"shortcuts": "none"}, {"reduce": "both"}, {"shortcuts": "none", "reduce": "both"})
 HEADER = (
-    "| graph | n | m | max deg | algorithm | shortcuts | reduce | median ms | min ms | colors "
-    "| passes | init/shortcut/conv % | = greedy LDF | target ms |"
+    "| graph | n | nnz | original ms | gcbench ms | ratio | target ≤ 0.8× | passes "
+    "| init / high / low ms | floor ms | × floor |"
 )
 
 
-def _generate(spec: str) -> str:
-    start = time.perf_counter()
+def _reference(path: str | None) -> dict[tuple[str, str], float]:
+    if path is None:
+        return {}
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    return {(r["graph"], r["protocol"]): float(r["original_ms"]) for r in rows}
+
+
+def write_egr(spec: str, directory: Path) -> Path:
+    """``spec`` in the original ECL-GC's binary CSR format (.egr)."""
     graph = load_graph(spec)
-    return f"{spec}: n={graph.n} nnz={graph.nnz} in {time.perf_counter() - start:.0f} s"
+    path = directory / f"{spec.replace(':', '_').replace('?', '_').replace('&', '_')}.egr"
+    with open(path, "wb") as out:
+        np.array([graph.n, graph.nnz], dtype=np.int32).tofile(out)
+        graph.indptr.astype(np.int32).tofile(out)
+        graph.indices.tofile(out)
+    return path
 
 
-def _figure12(trace: dict, n: int) -> str:
-    if "colored_init" not in trace or not n:
-        return ""
-    keys = ("colored_init", "colored_shortcut", "colored_conventional")
-    return "/".join(f"{trace[k][0] / n * 100:.0f}" for k in keys)
+def copy_rate() -> float:
+    """Bytes per ms of a 2 GiB device-to-device copy (read plus written), the floor's rate."""
+    cp = runtime.cupy()
+    src = cp.ones(1 << 29, dtype=np.float32)
+    dst = cp.empty_like(src)
+    times = []
+    for _ in range(5):
+        begin, end = cp.cuda.Event(), cp.cuda.Event()
+        begin.record()
+        dst[...] = src
+        end.record()
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(begin, end))
+    return 2 * src.nbytes / statistics.median(times)
 
 
-def bench_graph(spec: str, reps: int, verify: bool, peers: bool) -> list[str]:
+def back_to_back(prepared: execute.Prepared, params: dict, reps: int) -> float:
+    """Median ms of ``reps`` runs with no validation between them (after one warm-up)."""
+    spec = algorithms.get("ecl-gc")
+    view = prepared.fresh()
+    execute.setup(spec, view)
+    execute.run_timed(spec, view, None, params)
+    return statistics.median(execute.run_timed(spec, view, None, params)[1] for _ in range(reps))
+
+
+def bench_graph(spec: str, reps: int, verify: bool, ref: dict, rate: float) -> list[str]:
     graph = load_graph(spec)
-    prepared = prepare(graph, "gpu")
-    reference = greedy_colors(graph, "ldf") if verify else None
-    head = f"| {spec} | {graph.n:,} | {graph.m:,} | {graph.max_degree:,}"
-    rows, medians = [], {}
-    runs = [("ecl-gc", {"shortcuts": s, "reduce": r}) for s, r in CONFIGS]
-    if peers:
-        runs += [(p, {}) for p in PEERS if p in {s.name for s in algorithms.all_specs("gpu")}]
-    for name, params in runs:
-        try:
-            timed = time_case(name, prepared, params, reps=reps)
-        except GcbenchError as exc:
-            rows.append(f"{head} | {name} | | | failed: {exc} | | | | | | | |")
-            continue
-        coloring, colors, validation = timed.coloring, timed.colors, timed.validation
-        median, passes = timed.median_ms, timed.iterations
-        medians[name, params.get("shortcuts"), params.get("reduce")] = median
-        same = ""
-        if reference is not None and params.get("reduce", "none") == "none" and name == "ecl-gc":
-            same = "yes" if np.array_equal(colors, reference) else "**NO**"
-        valid = "" if validation.valid else " **INVALID**"
-        iters = "" if passes[0] is None else f"{statistics.median(passes):.0f}"
-        target = TARGET_MS.get(spec, "") if params.get("shortcuts") == "both" else ""
+    prepared = execute.prepare(graph, "gpu")
+    name = algorithms.get("ecl-gc")
+    default = name.resolve_params({})
+    timed = time_case("ecl-gc", prepared, {}, reps=reps)
+    same = ""
+    if verify:
+        reference = greedy_colors(graph, "ldf")
+        same = " (= LDF)" if all(np.array_equal(r.colors, reference) for r in timed.runs) else (
+            " **≠ LDF**")  # fmt: skip
+    view = prepared.fresh()
+    execute.setup(name, view)
+    split = ecl_gc.kernel_times(view.handle)
+    floor = (4 * (graph.n + 1) + 4 * graph.nnz) / rate
+    rows = []
+    for protocol, ms in (
+        ("runner", timed.median_ms),
+        ("back-to-back", back_to_back(prepared, default, reps)),
+    ):
+        original = ref.get((spec, protocol))
+        ratio = f"{ms / original:.2f}" if original else ""
+        target = f"{0.8 * original:.3f}" if original else ""
+        kernels = " / ".join(f"{split.get(k, 0.0):.3f}" for k in KERNELS)
         rows.append(
-            f"{head} | {name} | {params.get('shortcuts', '')} | {params.get('reduce', '')} "
-            f"| {median:.2f} | {min(timed.times_ms):.2f} | {validation.colors}{valid} | {iters} "
-            f"| {_figure12(coloring.trace, graph.n)} | {same} | {target} |"
+            f"| {spec} ({protocol}) | {graph.n:,} | {graph.nnz:,} | {original or ''} "
+            f"| {ms:.3f}{same} | {ratio} | {target} | {statistics.median(timed.iterations):.0f} "
+            f"| {kernels} | {floor:.3f} | {ms / floor:.0f} |"
         )
         print(rows[-1], flush=True)
-    fast, slow = medians.get(("ecl-gc", "both", "none")), medians.get(("ecl-gc", "none", "none"))
-    if fast and slow:
-        print(f"shortcut speedup on {spec}: {slow / fast:.1f}x", flush=True)
+    extra = []
+    for params in OTHER_CONFIGS:
+        case = time_case("ecl-gc", prepared, params, reps=reps)
+        extra.append(f"{params}: {case.median_ms:.3f} ms, {case.validation.colors} colors")
+    print(f"{spec}: " + "; ".join(extra), flush=True)
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--graph", action="append", help="graph spec (repeatable)")
-    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--no-verify", dest="verify", action="store_false")
-    parser.add_argument("--no-peers", dest="peers", action="store_false")
+    parser.add_argument("--reference", help="the original's times: graph,protocol,original_ms")
+    parser.add_argument("--write-egr", type=Path, help="write the graphs as .egr files here")
     parser.add_argument("--out", help="also write the markdown table here")
-    parser.add_argument("--generate-only", action="store_true", help="fill the graph cache")
     args = parser.parse_args(argv)
     graphs = tuple(args.graph or GRAPHS)
     with ProcessPoolExecutor(max_workers=min(len(graphs), os.cpu_count() or 1)) as pool:
-        for line in pool.map(_generate, graphs):
-            print("generated", line, flush=True)
-    if args.generate_only:
+        list(pool.map(load_graph, graphs))  # fill the cache in parallel
+    if args.write_egr:
+        args.write_egr.mkdir(parents=True, exist_ok=True)
+        for spec in graphs:
+            print(f"{spec}\t{write_egr(spec, args.write_egr)}", flush=True)
         return 0
     facts = runtime.device_facts()
+    rate = copy_rate()
     print(f"persistent kernels at {ecl_gc.BLOCK} threads: {ecl_gc.geometry()}", flush=True)
     title = (
-        f"ECL-GC on {facts.name} (driver {facts.driver_version}, CUDA {facts.cuda_runtime}, "
-        f"CuPy {facts.cupy_version}), {datetime.date.today()}, median of {args.reps} warm runs"
+        f"ecl-gc (shortcuts both, reduce none) on {facts.name} (driver {facts.driver_version}, "
+        f"CUDA {facts.cuda_runtime}, CuPy {facts.cupy_version}), {datetime.date.today()}, "
+        f"median of {args.reps} after one warm-up; copy rate {rate / 1e9:.2f} TB/s"
     )
-    print(title, HEADER, sep="\n")
-    rows = [row for spec in graphs for row in bench_graph(spec, args.reps, args.verify, args.peers)]
+    print(title, HEADER, sep="\n", flush=True)
+    ref = _reference(args.reference)
+    rows = [row for spec in graphs for row in bench_graph(spec, args.reps, args.verify, ref, rate)]
     table = "\n".join([title, "", HEADER, "|" + " --- |" * (HEADER.count("|") - 1), *rows])
     print("\n" + table)
     if args.out:
-        with open(args.out, "w") as out:
-            out.write(table + "\n")
+        Path(args.out).write_text(table + "\n")
     return 0
 
 

@@ -63,6 +63,20 @@ __device__ __forceinline__ unsigned long long pack(const unsigned hi, const unsi
     return ((unsigned long long)hi << 32) | lo;
 }
 
+// Another thread's possible colors, read and written at gpu scope (ld/st.relaxed.gpu): coherent
+// in L2 like a volatile access, which compiles to the costlier system scope (measured 2-3%).
+__device__ __forceinline__ unsigned load_state(const volatile unsigned* p)
+{
+    unsigned x;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(x) : "l"(p) : "memory");
+    return x;
+}
+
+__device__ __forceinline__ void store_state(volatile unsigned* p, const unsigned x)
+{
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Alg. 1: priorities, the DAG of higher-priority neighbours, initial possible colors, and the
 // worklist of high-degree vertices. Low-degree vertices at thread granularity, high-degree
@@ -247,31 +261,19 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_high
 // Alg. 3: every remaining (low-degree) vertex, one thread each, persistent and asynchronous,
 // with 32-bit bitmaps; both shortcuts exact. Runs after ecl_high, so every high-degree
 // neighbour is already colored and published in posscol (0 for colors >= 32).
-// Latency, not bandwidth, bounds a pass: the in-neighbours are read LOW_BATCH at a time so
-// their loads overlap (reading a neighbour early is just an older, still valid, view), and
-// a register mask remembers which of a thread's first 64 vertices are done. posscol[v] and
-// pending[v] are written only when they change: only v's thread writes them, and a store
-// that changes nothing still dirties a cache line.
-// LOW_SYNC: the threads of a block visit their vertices in step (a barrier per vertex
-// step and per pass), so a block works on 512 consecutive ids at once, as the original's
-// runSmall does. LOW_CACHE: the state of a thread's first vertex stays in registers
-// across passes (every vertex, when the graph has no more vertices than the grid threads).
-// TRACE_SLOTS: per-pass counts gathered in shared memory, one global add per block and slot.
-// LOW_LAZY_WRITE: store posscol[v] and pending[v] only when they changed.
-#ifndef LOW_BATCH
+// A visit is bound by dependent loads and, on graphs larger than L2, by the bytes of the
+// vertices still waiting (docs/ecl-gc.md, "Performance"):
+// - the pending in-neighbours are read LOW_BATCH at a time so their loads overlap (reading
+//   a neighbour early is just an older, still valid, view);
+// - a register mask remembers which of a thread's first 64 vertices are done, and the state
+//   of its first vertex stays in registers (all of it when n <= the grid's threads);
+// - LOW_SYNC (chosen per graph by the launcher): a block's threads visit their vertices in
+//   step, a barrier per step, so each pass sweeps consecutive ids and its working set stays
+//   in L2 (the original's runSmall has that barrier); it pays off once the graph is over
+//   twice the L2 and costs barriers below that.
 #define LOW_BATCH 4
-#endif
 #ifndef LOW_SYNC
 #define LOW_SYNC 0
-#endif
-#ifndef LOW_CACHE
-#define LOW_CACHE 0
-#endif
-#ifndef TRACE_SLOTS
-#define TRACE_SLOTS 0
-#endif
-#ifndef LOW_LAZY_WRITE
-#define LOW_LAZY_WRITE 1
 #endif
 extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
     const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
@@ -281,17 +283,10 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
 {
     if (*(volatile int*)&counters[C_CAPPED]) return;
     const int lane = threadIdx.x & 31;
-#if TRACE_SLOTS
-    __shared__ int strace[TRACE_SLOTS];
-    for (int i = threadIdx.x; i < TRACE_SLOTS; i += blockDim.x) strace[i] = 0;
-    __syncthreads();
-#endif
     int by_shortcut = 0, conventional = 0, pass = 0;
     unsigned long long finished = 0;  // bit j: this thread's j-th vertex is colored
-#if LOW_CACHE
-    unsigned c_pcol = 0, c_keep = 0;
-    int c_beg = 0;
-#endif
+    unsigned first_pcol = 0, first_keep = 0;  // the first vertex's state once visited
+    int first_beg = -1;
     for (bool again = true; again; pass++) {
         if (pass == cap) {
             if (lane == 0) atomicExch(&counters[C_CAPPED], 1);
@@ -299,27 +294,22 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
         }
         bool waiting = false;
         int colored = 0, j = 0;
-#if LOW_SYNC
+        // block-uniform trip count: the barriers and warp votes see every thread
         for (int base = blockIdx.x * blockDim.x; base < n; base += gcb_stride(), j++) {
+#if LOW_SYNC
             __syncthreads();  // the block's threads step through their vertices together
-            const int v = base + threadIdx.x;
-            if (v >= n) continue;
-#else
-        for (int v = gcb_tid(); v < n; v += gcb_stride(), j++) {
 #endif
+            const int v = base + threadIdx.x;
             const unsigned long long me = j < 64 ? 1ull << j : 0ull;
-            if (finished & me) continue;
+            if (v >= n || (finished & me)) continue;
             unsigned pcol, keep;
             int beg;
-#if LOW_CACHE
-            if (j == 0 && pass > 0) {
-                pcol = c_pcol;
-                keep = c_keep;
-                beg = c_beg;
-            } else
-#endif
-            {
-                pcol = posscol[v];
+            if (j == 0 && first_beg >= 0) {
+                pcol = first_pcol;
+                keep = first_keep;
+                beg = first_beg;
+            } else {
+                pcol = load_state(&posscol[v]);
                 if (__popc(pcol) <= 1) {
                     finished |= me;
                     continue;
@@ -327,7 +317,6 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
                 beg = indptr[v];
                 keep = pending[v];
             }
-            bool changed = false;  // pcol or keep: write back only what changed
             unsigned others = 0;  // union of the possible colors of uncolored in-neighbours
             for (unsigned todo = keep & ~1u; todo;) {
                 unsigned batch = 0, np[LOW_BATCH];
@@ -340,7 +329,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
                     u[k] = bit ? indices[beg + __clz(bit)] : v;
                 }
 #pragma unroll
-                for (int k = 0; k < LOW_BATCH; k++) np[k] = posscol[u[k]];
+                for (int k = 0; k < LOW_BATCH; k++) np[k] = load_state(&posscol[u[k]]);
 #pragma unroll
                 for (int k = 0; k < LOW_BATCH; k++) {
                     if (!batch) break;
@@ -352,11 +341,9 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
                         else if (shortcuts & USE_SC2)
                             pcol &= pcol - 1;  // the edge never mattered: drop the worst color
                         keep ^= bit;
-                        changed = true;
                     } else if ((shortcuts & USE_SC2) && !(pcol & np[k])) {  // Shortcut 2
                         pcol &= pcol - 1;
                         keep = (keep ^ bit) | 1u;
-                        changed = true;
                     } else {
                         others |= np[k];
                     }
@@ -367,35 +354,25 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
             const bool shortcut = open && (shortcuts & USE_SC1) && !(best & others);
             if (!open || shortcut) {
                 pcol = best;
-                changed = true;
                 colors[v] = __clz(best);
                 finished |= me;
                 colored++;
                 const bool early = shortcut || (keep & 1u);
                 by_shortcut += early;
                 conventional += !early;
-            } else {
+            } else if (j == 0) {
+                first_pcol = pcol;
+                first_keep = keep;
+                first_beg = beg;
                 waiting = true;
-#if LOW_CACHE
-                if (j == 0) {
-                    c_pcol = pcol;
-                    c_keep = keep;
-                    c_beg = beg;
-                } else
-#endif
-                    if (changed || !LOW_LAZY_WRITE) pending[v] = keep;
+            } else {
+                pending[v] = keep;  // unconditional stores measured faster than guarded ones
+                waiting = true;
             }
-            if (changed || !LOW_LAZY_WRITE) posscol[v] = pcol;
+            store_state(&posscol[v], pcol);
         }
         colored = __reduce_add_sync(FULL_MASK, colored);
-        if (lane == 0 && colored) {
-#if TRACE_SLOTS
-            if (pass < TRACE_SLOTS)
-                atomicAdd(&strace[pass], colored);
-            else
-#endif
-                atomicAdd(&trace[min(pass, trace_len - 1)], colored);
-        }
+        if (lane == 0 && colored) atomicAdd(&trace[min(pass, trace_len - 1)], colored);
 #if LOW_SYNC
         again = __syncthreads_or(waiting);
 #else
@@ -409,9 +386,4 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
         if (by_shortcut) atomicAdd(&counters[C_SHORTCUT], by_shortcut);
         if (conventional) atomicAdd(&counters[C_CONVENTIONAL], conventional);
     }
-#if TRACE_SLOTS
-    __syncthreads();
-    for (int i = threadIdx.x; i < min(TRACE_SLOTS, trace_len); i += blockDim.x)
-        if (strace[i]) atomicAdd(&trace[i], strace[i]);
-#endif
 }

@@ -21,7 +21,7 @@ SLACK_MS = 60.0  # a loaded 2-core machine oversleeps; never by a whole setup
 def run_rows(tmp_path, algorithm, backend, **options):
     summary = runner.run(
         graphs=["gen:cycle?n=101"], algorithms=[algorithm], reps=3, warmup=1,
-        out=tmp_path / f"{algorithm}.csv", progress=False,
+        out=tmp_path / f"{algorithm}-{len(options)}.csv", progress=False,
         choice=runner.DeviceChoice(backend, "test"), **options,
     )  # fmt: skip
     frame = pd.read_csv(summary.path)

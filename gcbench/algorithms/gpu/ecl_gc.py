@@ -15,7 +15,8 @@ other GPU algorithm's ``reduce`` parameter.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -49,45 +50,44 @@ def pass_cap(n: int) -> int:
     return min(INT_MAX, 2 * n + (1 << 16))
 
 
-# Compile-time choices of kernels/ecl_gc.cu (see its comments), measured in docs/ecl-gc.md.
-TUNING: dict[str, int] = {
-    "LOW_BATCH": 4, "LOW_SYNC": 0, "LOW_CACHE": 0, "TRACE_SLOTS": 0, "LOW_LAZY_WRITE": 1,
-}  # fmt: skip
+def _kernel(name: str, block: int, sync: int = 0) -> Any:
+    min_blocks = max(1, min(32, runtime.device_facts().max_threads_per_sm // block))
+    return runtime.kernel("ecl_gc", name, GCB_BLOCK=block, GCB_MIN_BLOCKS=min_blocks, LOW_SYNC=sync)
 
 
-def _kernel(name: str, block: int) -> Any:
-    facts = runtime.device_facts()
-    min_blocks = max(1, min(32, facts.max_threads_per_sm // block))
-    return runtime.kernel("ecl_gc", name, GCB_BLOCK=block, GCB_MIN_BLOCKS=min_blocks, **TUNING)
+def low_sync(nnz: int) -> int:
+    """Whether ecl_low steps through vertices block-synchronously (LOW_SYNC=1): when the
+    adjacency is over twice the L2 cache, keeping a block's threads on consecutive vertices
+    keeps a pass's working set in L2 (rgg 2^24 on an H200: 7.2 vs 14.1 ms); below that the
+    barriers only cost (grid 2048: 0.45 vs 0.38 ms). docs/ecl-gc.md, "Performance"."""
+    return int(4 * nnz > 2 * runtime.device_facts().l2_bytes)
 
 
-def _persistent_blocks(name: str, block: int) -> int:
+@functools.cache
+def _persistent_blocks(name: str, block: int, sync: int = 0) -> int:
     """Blocks of ``name`` that are all resident at once (required: warps wait on each other).
 
     The occupancy the driver reports for the compiled kernel, never more than the device's
     threads per multiprocessor allow (runtime.persistent_grid)."""
-    return _occupancy(name, block, tuple(sorted(TUNING.items())))
-
-
-@functools.cache
-def _occupancy(name: str, block: int, _tuning: tuple[tuple[str, int], ...]) -> int:
     cp = runtime.cupy()
     per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-        _kernel(name, block).kernel.ptr, block, 0
+        _kernel(name, block, sync).kernel.ptr, block, 0
     )
     resident = per_sm * runtime.device_facts().multiprocessors
     return max(1, min(runtime.persistent_grid(block), resident))
 
 
 def geometry(block: int = BLOCK) -> dict[str, dict[str, int]]:
-    """Blocks, registers and local (spill) bytes of the two persistent kernels."""
+    """Blocks, registers and local (spill) bytes of the persistent kernels (ecl_low with and
+    without LOW_SYNC)."""
     return {
-        name: {
-            "blocks": _persistent_blocks(name, block),
-            "registers": _kernel(name, block).num_regs,
-            "local_bytes": _kernel(name, block).local_size_bytes,
+        f"{name}{'/sync' if sync else ''}": {
+            "blocks": _persistent_blocks(name, block, sync),
+            "registers": _kernel(name, block, sync).num_regs,
+            "local_bytes": _kernel(name, block, sync).local_size_bytes,
         }
         for name in ("ecl_high", "ecl_low")
+        for sync in (0, 1)
     }
 
 
@@ -108,6 +108,7 @@ class _Scratch:
     stats: Any  # int32[COUNTERS + 2 * TRACE_PASSES]: counters, then per-pass colored counts
     colors: Any  # int32[n]
     high: int  # vertices of degree >= 32 (the worklist's length)
+    graphs: dict[tuple[Any, ...], Any] = field(default_factory=dict)  # captured launches
     clean: bool = True
 
 
@@ -159,13 +160,29 @@ def run(
     if not s.clean:  # the last run's statistics were never read back (it failed)
         s.stats.fill(0)
     s.clean = False
-    counters = s.stats[:COUNTERS]
-    flags, cap, slots = (
-        np.int32(SHORTCUTS[shortcuts]),
-        np.int32(pass_cap(n)),
-        np.int32(TRACE_PASSES),
-    )
-    g = dgraph
+    cap = pass_cap(n)
+    sync = low_sync(dgraph.nnz)
+    key = (block, sync, shortcuts, cap)
+    graph = s.graphs.get(key)
+    if graph is None:
+        graph = s.graphs[key] = _capture(dgraph, s, block, sync, SHORTCUTS[shortcuts], cap)
+    graph.launch()
+    done = Coloring(s.colors, None, {}, resolve=lambda final: _resolve(s, final, cap, dgraph.name))
+    return reduce_device(dgraph, done, reduce)
+
+
+def _launch(
+    g: runtime.DeviceGraph,
+    s: _Scratch,
+    block: int,
+    sync: int,
+    flags: int,
+    cap: int,
+    mark: Callable[[str], None] = lambda name: None,
+) -> None:
+    """The three kernels of one coloring, on the current stream; ``mark(name)`` after each."""
+    n, counters = g.n, s.stats[:COUNTERS]
+    flags32, cap32, slots = np.int32(flags), np.int32(cap), np.int32(TRACE_PASSES)
     grid = runtime.grid_for(n, block)
     _kernel("ecl_init", block)(
         (min(grid, runtime.persistent_grid(block)),),
@@ -173,21 +190,67 @@ def run(
         (np.int32(n), g.indptr, g.indices, s.dag, s.posscol, s.pending, s.hstate, s.hbits,
          s.worklist, s.colors, counters),
     )  # fmt: skip
+    mark("ecl_init")
     if s.high:
         _kernel("ecl_high", block)(
             (min(_persistent_blocks("ecl_high", block), runtime.grid_for(32 * s.high, block)),),
             (block,),
             (g.indptr, s.dag, s.posscol, s.pending, s.hstate, s.hbits, s.worklist, s.colors,
-             counters, s.stats[COUNTERS:], flags, cap, slots),
+             counters, s.stats[COUNTERS:], flags32, cap32, slots),
         )  # fmt: skip
-    _kernel("ecl_low", block)(
-        (min(_persistent_blocks("ecl_low", block), grid),),
+        mark("ecl_high")
+    _kernel("ecl_low", block, sync)(
+        (min(_persistent_blocks("ecl_low", block, sync), grid),),
         (block,),
         (np.int32(n), g.indptr, g.indices, s.posscol, s.pending, s.colors, counters,
-         s.stats[COUNTERS + TRACE_PASSES :], flags, cap, slots),
+         s.stats[COUNTERS + TRACE_PASSES :], flags32, cap32, slots),
     )  # fmt: skip
-    done = Coloring(s.colors, None, {}, resolve=lambda final: _resolve(s, final, cap, g.name))
-    return reduce_device(dgraph, done, reduce)
+    mark("ecl_low")
+
+
+def kernel_times(
+    dgraph: runtime.DeviceGraph, *, block_size: int = BLOCK, shortcuts: str = "both"
+) -> dict[str, float]:
+    """ms of each kernel of one coloring of ``dgraph`` (set up by ``setup``), launched one by
+    one with CUDA events between them instead of as a graph: for benchmarks/ecl_gc.py."""
+    cp = runtime.cupy()
+    s = _scratch(dgraph)
+    events = [("start", cp.cuda.Event())]
+    events[0][1].record()
+
+    def mark(name: str) -> None:
+        events.append((name, cp.cuda.Event()))
+        events[-1][1].record()
+
+    cap = pass_cap(dgraph.n)
+    block = _check_block(block_size)
+    _launch(dgraph, s, block, low_sync(dgraph.nnz), SHORTCUTS[shortcuts], cap, mark)
+    events[-1][1].synchronize()
+    times = {
+        name: float(cp.cuda.get_elapsed_time(before, after))
+        for (_, before), (name, after) in zip(events, events[1:], strict=False)
+    }
+    _resolve(s, Coloring(s.colors, None), cap, dgraph.name)
+    return times
+
+
+def _capture(
+    g: runtime.DeviceGraph, s: _Scratch, block: int, sync: int, flags: int, cap: int
+) -> Any:
+    """:func:`_launch` captured once as a CUDA graph: a run is then one launch (no Python
+    work per kernel while the device waits), replayed on the current stream."""
+    cp = runtime.cupy()
+    for name in ("ecl_init", "ecl_high", "ecl_low"):  # load modules before, not in, the capture
+        _kernel(name, block, sync)
+        _persistent_blocks(name, block, sync)
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        try:
+            _launch(g, s, block, sync, flags, cap)
+        finally:
+            graph = stream.end_capture()
+    return graph
 
 
 def _resolve(s: _Scratch, coloring: Coloring, cap: int, name: str) -> None:

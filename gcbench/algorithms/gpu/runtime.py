@@ -20,7 +20,7 @@ import numpy as np
 from gcbench.errors import GpuUnavailableError, RoundCapError
 from gcbench.graph import Graph, check_gpu_size
 from gcbench.resources import resource_dir
-from gcbench.validate import Validation, summarise
+from gcbench.validate import Validation
 
 
 @functools.cache
@@ -56,6 +56,7 @@ class DeviceFacts:
     cuda_runtime: str
     cupy_version: str
     pci_bus_id: str
+    l2_bytes: int
 
 
 def _version(v: int) -> str:
@@ -76,6 +77,7 @@ def device_facts() -> DeviceFacts:
         cuda_runtime=_version(cp.cuda.runtime.runtimeGetVersion()),
         cupy_version=cp.__version__,
         pci_bus_id=cp.cuda.Device().pci_bus_id,
+        l2_bytes=int(props["l2CacheSize"]),
     )
 
 
@@ -243,17 +245,23 @@ def run_rounds(
     raise RoundCapError(f"{algorithm}: still {trace[-1]:.0f} active after {cap} rounds", colors)
 
 
-def validate_device(
-    dgraph: DeviceGraph, colors: Any, *, host_colors: np.ndarray, block_size: int = 256
-) -> Validation:
-    """Count conflicting edges with a kernel; uncolored and distinct colors from
-    ``host_colors``, the copy of ``colors`` the caller already brought back."""
+def validate_device(dgraph: DeviceGraph, colors: Any, *, block_size: int = 256) -> Validation:
+    """The Validation of the device coloring ``colors``, computed on the device by one kernel
+    (kernels/validate.cu); only four counts and the largest color come back to the host."""
     cp = cupy()
-    counter = cp.zeros(1, dtype=np.int64)
+    out = cp.zeros(4, dtype=np.uint64)
+    top = cp.full(1, -1, dtype=np.int32)
     if dgraph.n:
-        kernel("validate", "count_conflicts")(
+        used = cp.zeros(dgraph.n, dtype=np.uint32)
+        kernel("validate", "validate_coloring")(
             (grid_for(dgraph.n, block_size),),
             (block_size,),
-            (np.int32(dgraph.n), dgraph.indptr, dgraph.indices, colors, counter),
+            (np.int32(dgraph.n), dgraph.indptr, dgraph.indices, colors, used, out, top),
         )
-    return summarise(int(counter.get()[0]), host_colors)
+    entries, uncolored, distinct, big = (int(x) for x in out.get())
+    if big:  # colors >= n: rare enough to count on the host
+        host = cp.asnumpy(colors)
+        distinct = int(np.unique(host[host >= 0]).size)
+    return Validation(
+        conflicts=entries // 2, uncolored=uncolored, colors=distinct, max_color=int(top.get()[0])
+    )

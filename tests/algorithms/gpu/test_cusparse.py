@@ -79,12 +79,12 @@ def test_default_colors_only_and_reorder_adds_the_permutation():
     setup(spec, view)
     plain, _ = run_timed(spec, view, None, spec.resolve_params({}))
     # NULL reordering: the library had nowhere to write a permutation
-    assert (cusparse.reordering(view).get() == -1).all()
+    assert (cusparse.reordering(view.handle).get() == -1).all()
     again, _ = run_timed(spec, view, None, spec.resolve_params({}))  # descriptor, info reused
     np.testing.assert_array_equal(again.colors.get(), plain.colors.get())
     ordered, _ = run_timed(spec, view, None, spec.resolve_params({"reorder": "true"}))
     colors = ordered.colors.get()
     np.testing.assert_array_equal(colors, plain.colors.get())
-    perm = cusparse.reordering(view).get()
+    perm = cusparse.reordering(view.handle).get()
     assert np.array_equal(np.sort(perm), np.arange(graph.n))
     assert (np.diff(colors[perm]) >= 0).all()  # vertices grouped by color

@@ -46,10 +46,22 @@ def test_validate_device_agrees_with_numpy_on_a_bad_coloring(graph):
     colors = rng.integers(0, 4, graph.n).astype(np.int32)  # 4 colors: many conflicts
     colors[rng.choice(graph.n, 25, replace=False)] = -1
     dg = runtime.to_device(graph)
-    on_device = runtime.validate_device(dg, cp.asarray(colors), host_colors=colors)
+    on_device = runtime.validate_device(dg, cp.asarray(colors))
     on_host = validate(graph, colors)
     assert on_device == on_host
     assert on_host.conflicts > 0 and on_host.uncolored == 25 and not on_device.valid
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("top", [7, 5000, 10**9])  # 10**9 > n: distinct colors counted on host
+def test_validate_device_counts_distinct_and_max_colors(graph, top):
+    cp = runtime.cupy()
+    rng = np.random.default_rng(1)
+    colors = rng.choice(np.array([0, 3, top], dtype=np.int32), graph.n)
+    colors[:3] = (0, 3, top)
+    on_device = runtime.validate_device(runtime.to_device(graph), cp.asarray(colors))
+    assert on_device == validate(graph, colors)
+    assert on_device.colors == 3 and on_device.max_color == top
 
 
 @pytest.mark.gpu
