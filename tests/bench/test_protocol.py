@@ -97,7 +97,8 @@ def test_numba_compilation_is_not_timed_without_warmup(bench_env, tmp_path):
     ratios = first_against_later(
         bench_env, tmp_path, "cpu", "gen:rgg?scale=18", ["greedy"], "NUMBA_CACHE_DIR"
     )
-    assert all(r < 2 for r in ratios.values()), ratios
+    slow_first = {name: ratio for name, ratio in ratios.items() if ratio >= 2}
+    assert not slow_first, slow_first
 
 
 @pytest.mark.gpu
@@ -116,4 +117,5 @@ def test_nvrtc_compilation_is_not_timed_without_warmup(bench_env, tmp_path):
         bench_env, tmp_path, "gpu", "gen:rgg?scale=18", names, "CUPY_CACHE_DIR"
     )
     assert set(ratios) == set(names)
-    assert all(r < 2 for r in ratios.values()), ratios
+    slow_first = {name: ratio for name, ratio in ratios.items() if ratio >= 2}
+    assert not slow_first, slow_first

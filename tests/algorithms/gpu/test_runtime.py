@@ -20,13 +20,13 @@ def graph(tmp_path_factory):
 def test_a_kernel_compiles_once_per_process_and_defines():
     # A define no other test uses, so the first call is a compile whatever ran before.
     before = runtime._module.cache_info()
-    runtime.kernel("validate", "count_conflicts", GCB_TEST_ONLY_DEFINE=7)
+    runtime.kernel("validate", "validate_coloring", GCB_TEST_ONLY_DEFINE=7)
     first = runtime._module.cache_info()
     assert first.misses == before.misses + 1
-    runtime.kernel("validate", "count_conflicts", GCB_TEST_ONLY_DEFINE=7)
+    runtime.kernel("validate", "validate_coloring", GCB_TEST_ONLY_DEFINE=7)
     again = runtime._module.cache_info()
     assert again.misses == first.misses and again.hits == first.hits + 1
-    runtime.kernel("validate", "count_conflicts", GCB_TEST_ONLY_DEFINE=8)
+    runtime.kernel("validate", "validate_coloring", GCB_TEST_ONLY_DEFINE=8)
     assert runtime._module.cache_info().misses == again.misses + 1
 
 
