@@ -271,15 +271,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_high
 //   step, a barrier per step, so each pass sweeps consecutive ids and its working set stays
 //   in L2 (the original's runSmall has that barrier); it pays off once the graph is over
 //   twice the L2 and costs barriers below that.
-#ifndef LOW_BATCH
 #define LOW_BATCH 4
-#endif
-#ifndef EXP_EAGER
-#define EXP_EAGER 1
-#endif
-#ifndef EXP_PRED
-#define EXP_PRED 1
-#endif
 #ifndef LOW_SYNC
 #define LOW_SYNC 0
 #endif
@@ -317,25 +309,15 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
                 keep = first_keep;
                 beg = first_beg;
             } else {
-#if EXP_EAGER
                 // v's own state in one round trip: the mask above already says v is open
                 // (only this thread colors v), so indptr and pending are rarely wasted
                 pcol = load_state(&posscol[v]);
                 beg = indptr[v];
                 keep = pending[v];
-                if (__popc(pcol) <= 1) {
+                if (__popc(pcol) <= 1) {  // a root, colored by ecl_init
                     finished |= me;
                     continue;
                 }
-#else
-                pcol = load_state(&posscol[v]);
-                if (__popc(pcol) <= 1) {
-                    finished |= me;
-                    continue;
-                }
-                beg = indptr[v];
-                keep = pending[v];
-#endif
             }
             unsigned others = 0;  // union of the possible colors of uncolored in-neighbours
             for (unsigned todo = keep & ~1u; todo;) {
@@ -350,11 +332,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
                 }
 #pragma unroll
                 for (int k = 0; k < LOW_BATCH; k++)
-#if EXP_PRED
                     np[k] = u[k] >= 0 ? load_state(&posscol[u[k]]) : 0u;  // no load for a gap
-#else
-                    np[k] = load_state(&posscol[u[k] >= 0 ? u[k] : v]);
-#endif
 #pragma unroll
                 for (int k = 0; k < LOW_BATCH; k++) {
                     if (!batch) break;
