@@ -117,7 +117,7 @@ def report(
     except OSError as exc:
         raise InputError(f"cannot create report directory {directory}: {exc.strerror}") from None
     best = aggregate.best_block_per_config(summary)
-    colours = plots.palette(sorted(summary["config"].unique()))
+    colours = plots.palette(plots.in_order(summary["config"]))
     style = plots.Style(colours, rep.where, rep.timing, formats, dpi)
     images, missing = plots.write_plots(summary, best, rep.traces, chosen, directory, style)
     rep = replace(rep, plot_notes=tuple(missing))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 PLOT_FORMATS = ("png", "svg", "pdf")
 LEGEND_ROWS = 22  # legend entries per column before a second column starts
 ROW_WIDTH_IN = 14.0  # plot area of one row of bar clusters
+ROW_IN, ROW_IN_MANY = 3.6, 2.8  # height of a row of clusters; of each of four rows or more
 PANEL_IN = (4.4, 3.6)  # one panel of the block-size and trace plots
 PROFILE_IN = (6.4, 4.4)  # the plot area of a performance profile
 CHAR_IN = 0.075  # width of one character of a small-font label, about
@@ -99,6 +100,13 @@ def graph_labels(names: Sequence[str], width: int = 16) -> dict[str, str]:
     return wrapped
 
 
+def in_order(configs: Iterable[str]) -> list[str]:
+    """Distinct configuration names in legend order: by name, numbers by value
+    (``k=2`` before ``k=10``)."""
+    return sorted(set(configs), key=lambda c: [(0, int(t), "") if t.isdigit() else (1, 0, t)
+                                               for t in re.split(r"(\d+)", c)])  # fmt: skip
+
+
 def palette(configs: Sequence[str]) -> dict[str, tuple[float, ...]]:
     """A colour per configuration: tab10, tab20 beyond ten, evenly spaced turbo beyond twenty."""
     from matplotlib import colormaps
@@ -135,13 +143,13 @@ def bar_layout(
     per_row = math.ceil(groups / rows)  # rows as even as they can be
     width = 1.2 + per_row * group_in + legend_width_in(labels)
     legend_in = 0.24 * min(len(labels), LEGEND_ROWS) + 1.9
-    height = max(4.8, legend_in, 1.2 + 3.6 * rows)
+    height = max(4.8, legend_in, 1.2 + (ROW_IN if rows <= 3 else ROW_IN_MANY) * rows)
     return per_row, rows, (round(width, 2), round(height, 2))
 
 
 def _group_in(bars: int) -> float:
     """Width of one cluster of ``bars`` bars, inches."""
-    return max(1.3, 0.22 * bars + 0.35)
+    return max(1.3, 0.16 * bars + 0.4)
 
 
 def tick_text(x: float) -> str:
@@ -297,7 +305,7 @@ def grouped_bars(
     under that name. ``timed``: the values are times (the subtitle says what they include).
     """
     graphs = list(dict.fromkeys(frame["graph"]))
-    configs = sorted(frame["config"].unique())
+    configs = in_order(frame["config"])
     table = frame.pivot_table(index="graph", columns="config", values=value, aggfunc="first")
     table = table.reindex(index=graphs, columns=configs)
     per_row, rows, size = bar_layout(len(graphs) + (mean_group is not None), len(configs), configs)
@@ -389,7 +397,7 @@ def block_size_sweep(summary: pd.DataFrame, style: Style) -> Figure | None:
     if gpu.empty or gpu.groupby(["graph", "config"])["block_size"].nunique().max() < 2:
         return None
     graphs = list(dict.fromkeys(gpu["graph"]))
-    configs = sorted(gpu["config"].unique())
+    configs = in_order(gpu["config"])
     titles = graph_labels(graphs, width=40)
     canvas, axes = _panel_figure(
         *_wrapped(len(graphs)), configs,
@@ -439,7 +447,7 @@ def trace_curves(traces: pd.DataFrame, best: pd.DataFrame, style: Style) -> Figu
     else:
         rows, cols = len(graphs), len(series)
         where = {(g, s): (i, j) for i, g in enumerate(graphs) for j, s in enumerate(series)}
-    configs = sorted(t["config"].unique())
+    configs = in_order(t["config"])
     titles = graph_labels(graphs, width=40)
     canvas, axes = _panel_figure(
         rows, cols, configs, ("Per-round trace (first repetition)", style.subtitle(timed=False))
@@ -466,12 +474,13 @@ def trace_curves(traces: pd.DataFrame, best: pd.DataFrame, style: Style) -> Figu
     return _fit(canvas)
 
 
-def profile_plot(ratios: pd.DataFrame, style: Style, *, what: str) -> Figure:
+def profile_plot(ratios: pd.DataFrame, style: Style, *, what: str, graphs: int) -> Figure:
     """The performance profile of ``ratios`` (graph × configuration, from
     :func:`~gcbench.report.aggregate.performance_ratios`): ρ(τ), the fraction of graphs on
     which a configuration's ``what`` is within a factor τ of the best, as a step line per
     configuration over τ on a log axis. A configuration's curve tops out at the fraction of
-    graphs it has a valid run on."""
+    graphs it has a valid run on. ``graphs``: how many the results hold (those where no
+    configuration has a valid run are not in ``ratios``: the y label says so)."""
     from gcbench.report.aggregate import performance_profile
 
     values = ratios.to_numpy(dtype=float)
@@ -479,7 +488,7 @@ def profile_plot(ratios: pd.DataFrame, style: Style, *, what: str) -> Figure:
     top = max(float(finite.max()) * 1.15, 1.1)
     taus = np.unique(np.concatenate([[1.0], finite, [top]]))
     rho = performance_profile(ratios, taus)
-    configs = list(ratios.columns)
+    configs = in_order(ratios.columns)
     size = (PROFILE_IN[0] + legend_width_in(configs), PROFILE_IN[1] + 0.8)
     canvas = _figure(
         (round(size[0], 2), round(size[1], 2)),
@@ -495,7 +504,9 @@ def profile_plot(ratios: pd.DataFrame, style: Style, *, what: str) -> Figure:
     log_axis(ax, "x", [1.0, top], below=1.0, above=1.0)
     ax.set_ylim(-0.03, 1.03)
     ax.set_xlabel(f"τ: {what} within a factor τ of the best configuration's on the graph")
-    ax.set_ylabel(f"fraction of graphs ({len(ratios)} in all)")
+    left_out = graphs - len(ratios)
+    ax.set_ylabel(f"fraction of graphs ({len(ratios)} in all"
+                  + (f"; {left_out} with no valid run left out)" if left_out else ")"))  # fmt: skip
     ax.grid(alpha=0.3)
     _legend(canvas, handles, configs, "configuration\n(at its best block size)")
     return _fit(canvas)
@@ -538,7 +549,9 @@ def _main_figures(
         elif np.isfinite(ratios.to_numpy()).any(axis=0).sum() < 2:
             missing.append(f"no {what} profile: fewer than two configurations have a valid run")
         else:
-            made[f"profile_{what}"] = profile_plot(ratios, style, what=what)
+            made[f"profile_{what}"] = profile_plot(
+                ratios, style, what=what, graphs=best["graph"].nunique()
+            )
     return made
 
 
