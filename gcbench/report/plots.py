@@ -183,7 +183,7 @@ def log_ticks(lo: float, hi: float) -> tuple[list[float], list[float]]:
     labelled = next((t for t in map(within, MANTISSAS) if readable(t)), None)
     if labelled is None:  # no minor ticks either: they would bunch up at one end
         return _round_ticks(lo, hi), []
-    if len(labelled) > MAX_LABELS:
+    if len(labelled) > MAX_LABELS:  # only decades come this many: keep every step-th
         step = math.ceil(len(labelled) / MAX_LABELS)
         labelled = [v for v in labelled if round(math.log10(v)) % step == 0]
     minor = [] if last - first > MAX_MINOR_DECADES else within(MANTISSAS[-1])

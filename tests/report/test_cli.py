@@ -76,7 +76,7 @@ def test_plot_formats_and_one_line_errors(tmp_path, write_csv, mixed_rows, reps)
         2, "error: unknown plot format 'gif'; use a comma list of png,svg,pdf\n"
     )  # fmt: skip
     setup = write_csv([{**r, "count_setup": "true"} for r in reps("g1", "a", [1.0])], "s.csv",
-                      [*COLUMNS, "count_setup"])  # fmt: skip
+                      list(dict.fromkeys([*COLUMNS, "count_setup"])))  # fmt: skip
     done = gcbench(str(path), str(setup), cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert done.stderr.startswith("error: the results mix timing conventions:")

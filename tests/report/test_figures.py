@@ -118,6 +118,14 @@ def test_log_ticks_label_at_least_four_values_spread_over_the_axis(lo, hi):
     assert not set(minor) & set(labelled)
 
 
+def test_log_ticks_over_many_ranges():
+    for lo in np.geomspace(1e-4, 1e4, 23):
+        for factor in np.geomspace(1.01, 1e14, 61):
+            labelled, _ = log_ticks(lo, lo * factor)
+            assert MIN_LABELS <= len(labelled) <= 13, (lo, factor, labelled)
+            assert lo <= min(labelled) and max(labelled) <= lo * factor
+
+
 def test_all_failed_results_write_no_empty_figure(tmp_path, write_csv, suite_rows):
     rows = suite_rows(3, status="error", error="illegal address", time_ms="", total_ms="")
     rep = report([write_csv(rows)], out=tmp_path / "out")
