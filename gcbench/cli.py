@@ -13,6 +13,7 @@ import click
 import numpy as np
 
 from gcbench.errors import GcbenchError
+from gcbench.report import DPI as REPORT_DPI
 from gcbench.report import FORMATS as REPORT_FORMATS
 
 
@@ -300,16 +301,29 @@ def _size(count: int) -> str:
               help="Algorithm (or configuration) speedups are relative to [default: cusparse "
                    "if present, else the slowest algorithm common to all graphs].")  # fmt: skip
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Directory for summary.csv, summary.md and PNG plots.")  # fmt: skip
+              help="Directory for summary.csv, summary.md and the figures.")  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS),
               default="table", show_default=True, help="How to print the report.")  # fmt: skip
-def report_(csvs: tuple[Path, ...], baseline: str | None, out: Path | None, fmt: str) -> None:
+@click.option("--plot-format", "plot_formats", multiple=True, default=("png",),
+              show_default=True,
+              help="Figure formats with --out: png,svg,pdf (comma list, or repeated).")  # fmt: skip
+@click.option("--dpi", type=int, default=REPORT_DPI, show_default=True,
+              help="Resolution of PNG figures.")  # fmt: skip
+def report_(
+    csvs: tuple[Path, ...],
+    baseline: str | None,
+    out: Path | None,
+    fmt: str,
+    plot_formats: tuple[str, ...],
+    dpi: int,
+) -> None:
     """Tables, speedups and plots from result CSVs (default: the newest in results/)."""
     from rich.console import Console
 
     from gcbench.report import report
 
-    rep = report(csvs, baseline=baseline, out=out, format=fmt)
+    rep = report(csvs, baseline=baseline, out=out, format=fmt, plot_formats=plot_formats,
+                 dpi=dpi)  # fmt: skip
     rendered = rep.render()
     if isinstance(rendered, str):
         click.echo(rendered, nl=False)
@@ -320,3 +334,5 @@ def report_(csvs: tuple[Path, ...], baseline: str | None, out: Path | None, fmt:
             click.echo(f"note: {note}", err=True)
     for path in rep.written:
         click.echo(f"wrote {path}", err=True)
+    for note in rep.plot_notes:
+        click.echo(f"note: {note}", err=True)

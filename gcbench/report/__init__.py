@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
 FORMATS = ("table", "markdown", "csv")
+DPI = 200  # PNG resolution by default
+DPI_RANGE = (20, 1200)
 RESULTS_DIR = Path("results")
 
 
@@ -29,7 +31,9 @@ class Report:
     block size (statistics, status counts, speedup, relative colors, throughput).
     ``means``: speedup means per group label across graphs. ``winners``: per graph.
     ``block_sizes``: best/worst block size per graph × configuration swept. ``pareto``: per
-    graph. ``traces``: the sibling trace rows or None. ``written``: files made under ``out``.
+    graph. ``traces``: the sibling trace rows or None. ``timing``: what ``time_ms`` includes
+    (one convention per report). ``where``: the devices, hosts and dates measured on.
+    ``written``: files made under ``out``; ``plot_notes``: why a main figure was left out.
     """
 
     rows: pd.DataFrame
@@ -43,7 +47,10 @@ class Report:
     sources: tuple[Path, ...]
     notes: tuple[str, ...]
     format: str
+    timing: str
+    where: str
     written: tuple[Path, ...] = ()
+    plot_notes: tuple[str, ...] = ()
 
     def render(self) -> RenderableType | str:
         """The report in its ``format``: rich tables, or markdown / CSV text."""
@@ -62,17 +69,24 @@ def report(
     baseline: str | None = None,
     out: str | Path | None = None,
     format: str = "table",
+    plot_formats: Sequence[str] = ("png",),
+    dpi: int = DPI,
 ) -> Report:
     """Aggregate result CSVs (default: the newest in ``results/``) into a :class:`Report`.
 
     ``baseline`` names the algorithm (or configuration, or label) speedups are relative to;
     by default ``cusparse`` when present, else the slowest algorithm common to all graphs.
-    ``out`` is a directory to receive ``summary.csv``, ``summary.md`` and PNG plots.
+    ``out`` is a directory to receive ``summary.csv``, ``summary.md`` and the figures, in
+    each of ``plot_formats`` (``png``, ``svg``, ``pdf``; each item may be a comma list),
+    PNGs at ``dpi``.
     """
     from gcbench.report import aggregate, load, plots, tables
 
     if format not in FORMATS:
         raise InputError(f"unknown report format {format!r}; use one of {'|'.join(FORMATS)}")
+    formats = plots.plot_formats(plot_formats)
+    if not DPI_RANGE[0] <= dpi <= DPI_RANGE[1]:
+        raise InputError(f"dpi {dpi} is out of range; use {DPI_RANGE[0]} to {DPI_RANGE[1]}")
     paths = tuple(Path(p) for p in csvs) or (load.newest_csv(RESULTS_DIR),)
     rows, notes = load.read_results(paths)
     summary = aggregate.summarise(rows)
@@ -92,6 +106,8 @@ def report(
         sources=paths,
         notes=tuple(notes),
         format=format,
+        timing=load.TIMING[bool(rows[load.COUNT_SETUP].any())],
+        where=aggregate.provenance(rows),
     )
     if out is None:
         return rep
@@ -101,11 +117,14 @@ def report(
     except OSError as exc:
         raise InputError(f"cannot create report directory {directory}: {exc.strerror}") from None
     best = aggregate.best_block_per_config(summary)
-    images = plots.write_plots(summary, best, rep.traces, chosen, directory)
+    colours = plots.palette(plots.in_order(summary["config"]))
+    style = plots.Style(colours, rep.where, rep.timing, formats, dpi)
+    images, missing = plots.write_plots(summary, best, rep.traces, chosen, directory, style)
+    rep = replace(rep, plot_notes=tuple(missing))
     (directory / "summary.csv").write_text(tables.summary_csv(summary))
     md = directory / "summary.md"
     md.write_text(tables.markdown(rep, [p.name for p in images]))
     return replace(rep, written=(directory / "summary.csv", md, *images))
 
 
-__all__ = ["FORMATS", "Report", "report"]
+__all__ = ["DPI", "FORMATS", "Report", "report"]

@@ -73,6 +73,7 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
         m=("m", "max"),
         reps=("status", "size"),
         runs=("run_id", "nunique"),
+        count_setup=("count_setup", "first"),
         error_message=("error", lambda s: next((e for e in s if e), "")),
     )
     counts = rows.groupby([*KEYS, "status"]).size().unstack("status", fill_value=0)
@@ -108,6 +109,32 @@ def in_graph_order(frame: pd.DataFrame, graphs: Sequence[str]) -> pd.DataFrame:
     """``frame`` stably sorted so its graphs follow ``graphs`` (the order the run used)."""
     rank = {g: i for i, g in enumerate(graphs)}
     return frame.sort_values("graph", key=lambda g: g.map(rank), kind="stable", ignore_index=True)
+
+
+def _listing(items: Sequence[str], limit: int = 3) -> str:
+    """``a, b, c`` or, past ``limit`` items, ``a, b, c +2 more``."""
+    shown = ", ".join(items[:limit])
+    return shown + (f" +{len(items) - limit} more" if len(items) > limit else "")
+
+
+def provenance(rows: pd.DataFrame) -> str:
+    """Where and when the rows were measured, for a figure's subtitle: the GPU model(s)
+    (and ``CPU`` where CPU algorithms ran), the host(s) and the UTC date or date range,
+    e.g. ``NVIDIA H200 + CPU · host node-a · 2025-06-01``. Parts without data are left out."""
+    gpus = sorted({d for d in rows["device_name"] if d})
+    devices = _listing(gpus)
+    if (rows["backend"] == "cpu").any():
+        devices = f"{devices} + CPU" if devices else "CPU"
+    hosts = sorted({h for h in rows["host"] if h})
+    parts = [devices]
+    if hosts:
+        parts.append(("host " if len(hosts) == 1 else "hosts ") + _listing(hosts))
+    if "timestamp" in rows:
+        when = pd.to_datetime(rows["timestamp"], utc=True, errors="coerce", format="ISO8601")
+        days = sorted({d.date().isoformat() for d in when.dropna()})
+        if days:
+            parts.append(days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}")
+    return " · ".join(p for p in parts if p)
 
 
 def _matching(summary: pd.DataFrame, name: str) -> pd.Series:
@@ -261,6 +288,30 @@ def best_block_per_config(summary: pd.DataFrame) -> pd.DataFrame:
     ordered = summary.sort_values(["graph", "config", "time_ms", "block_size"], na_position="last")
     best = ordered.groupby(["graph", "config"], sort=False).head(1)
     return in_graph_order(best, summary["graph"].unique())
+
+
+def performance_ratios(best: pd.DataFrame, value: str) -> pd.DataFrame:
+    """Dolan & Moré's performance ratios (Math. Program. 91, 2002, §2), graph × configuration:
+    a configuration's ``value`` on a graph over the smallest ``value`` of any configuration
+    there (1 = the best). ``best`` holds one row per graph × configuration (its fastest block
+    size, :func:`best_block_per_config`). No valid value on a graph (a failure, or not run
+    there) is a ratio of inf: never within any factor. Graphs where no configuration has a
+    valid value have no best and are left out.
+    """
+    table = best.pivot(index="graph", columns="config", values=value).astype(float)
+    table = table.dropna(how="all")
+    least = table.min(axis=1)
+    ratios = table.div(least, axis=0)
+    ratios = ratios.mask(table.eq(least, axis=0), 1.0)  # also where the best value is 0
+    return ratios.fillna(np.inf)
+
+
+def performance_profile(ratios: pd.DataFrame, taus: Sequence[float]) -> pd.DataFrame:
+    """ρ(τ) per configuration (columns) at each τ (index): the fraction of graphs on which
+    its performance ratio is at most τ (Dolan & Moré 2002, eq. 1)."""
+    values = ratios.to_numpy()
+    within = [(values <= tau).mean(axis=0) for tau in taus]
+    return pd.DataFrame(within, index=pd.Index(taus, name="tau"), columns=ratios.columns)
 
 
 def trace_lines(traces: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:

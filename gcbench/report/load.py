@@ -17,6 +17,14 @@ NUMERIC = ("n", "m", "max_degree", "avg_degree", "rep", "time_ms", "transfer_ms"
 NEEDED = ("run_id", "host", "device_name", "graph", "n", "m", "algorithm", "backend", "params",
           "block_size", "rep", "status", "error", "time_ms", "transfer_ms", "total_ms",
           "iterations", "colors")  # fmt: skip
+# Written since schema 1 (docs/report.md); read by name where present, defaults otherwise.
+COUNT_SETUP = "count_setup"
+TRUE_TEXT = frozenset({"true", "1", "yes"})
+FALSE_TEXT = frozenset({"false", "0", "no", ""})
+TIMING = {
+    False: "time_ms: algorithm only",
+    True: "time_ms includes setup (--count-setup)",
+}
 
 
 def newest_csv(directory: Path) -> Path:
@@ -68,16 +76,50 @@ def _block_size(column: pd.Series) -> pd.Series:
     return pd.to_numeric(column, errors="coerce").astype("Int64")
 
 
+def _count_setup(frame: pd.DataFrame, path: Path) -> pd.Series:
+    """The ``count_setup`` column as booleans; a file without it (older) counts no setup."""
+    if COUNT_SETUP not in frame.columns:
+        return pd.Series(False, index=frame.index)
+    text = frame[COUNT_SETUP].str.strip().str.lower()
+    odd = sorted(set(text) - TRUE_TEXT - FALSE_TEXT)
+    if odd:
+        raise InputError(
+            f"{path}: count_setup must be true or false, not {', '.join(map(repr, odd))}"
+        )
+    return text.isin(TRUE_TEXT)
+
+
+def _one_timing(frames: Sequence[pd.DataFrame], paths: Sequence[Path]) -> None:
+    """Refuse results that mix timing conventions: every table would compare unlike times."""
+    where: dict[bool, list[str]] = {False: [], True: []}
+    for frame, path in zip(frames, paths, strict=True):
+        for value in sorted(set(frame[COUNT_SETUP])):
+            where[value].append(str(path))
+    if where[False] and where[True]:
+        raise InputError(
+            f"the results mix timing conventions: {TIMING[True]} in {', '.join(where[True])}"
+            f" but {TIMING[False]} in {', '.join(where[False])}; report them separately"
+        )
+
+
 def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
     """Concatenate result CSVs into one typed frame; also return notes about the merge.
 
     Numbers become floats (NaN where empty), ``block_size`` a nullable integer (NA for CPU
-    rows), text columns stay strings ("" where empty). Exact duplicate rows (the same file
-    given twice) are dropped and counted.
+    rows), ``count_setup`` a boolean (False where the file predates it), text columns stay
+    strings ("" where empty, also where a column is missing from some files). Exact
+    duplicate rows (the same file given twice) are dropped and counted. Results that mix
+    timing conventions (``count_setup`` true and false) are refused.
     """
     notes: list[str] = []
     frames = [_read(Path(p), NEEDED, "results", notes) for p in paths]
+    frames = [
+        f.assign(**{COUNT_SETUP: _count_setup(f, p)}) for f, p in zip(frames, paths, strict=True)
+    ]
+    _one_timing(frames, paths)
     rows = pd.concat(frames, ignore_index=True)
+    text = [c for c in rows.columns if c not in NUMERIC and c != COUNT_SETUP]
+    rows[text] = rows[text].fillna("")
     if rows.empty:
         names = ", ".join(str(p) for p in paths)
         raise InputError(f"no result rows in {names}: the run recorded nothing yet")

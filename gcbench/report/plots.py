@@ -1,8 +1,11 @@
-"""PNG plots of a report (matplotlib, Agg canvas, no pyplot state).
+"""Report figures (matplotlib, Agg canvas, no pyplot state), as PNG, SVG and/or PDF.
 
 Bar plots show one bar per configuration (algorithm + params) at its fastest block size on
 each graph; the block-size plot shows the rest. A configuration with no valid run on a graph
-is marked with an ``x`` at the foot of its slot instead of a bar.
+is marked with an ``x`` at the foot of its slot instead of a bar. Every figure carries a
+subtitle saying where and when the rows were measured (and, for times, what ``time_ms``
+includes), its legend outside the plot area at the right, and log axes whose ticks are
+chosen here (:func:`log_ticks`) so that each shows at least four labelled values.
 """
 
 from __future__ import annotations
@@ -10,21 +13,68 @@ from __future__ import annotations
 import math
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from gcbench.errors import InputError
+from gcbench.report import DPI
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure, SubFigure
+    from matplotlib.legend import Legend
+    from matplotlib.text import Text
 
-DPI = 100
+PLOT_FORMATS = ("png", "svg", "pdf")
 LEGEND_ROWS = 22  # legend entries per column before a second column starts
 ROW_WIDTH_IN = 14.0  # plot area of one row of bar clusters
+ROW_IN, ROW_IN_MANY = 3.6, 2.8  # height of a row of clusters; of each of four rows or more
 PANEL_IN = (4.4, 3.6)  # one panel of the block-size and trace plots
+PROFILE_IN = (6.4, 4.4)  # the plot area of a performance profile
+CHAR_IN = 0.075  # width of one character of a small-font label, about
+MIN_LABELS = 4  # labelled ticks wanted on every log axis
+MAX_LABELS = 12  # more labelled decades than this: label every other one (or fewer)
+MAX_GAP = 0.4  # the largest share of a log axis left without a label
+MAX_MINOR_DECADES = 8  # wider log axes get no minor ticks (they would be a grey smear)
+# Log-axis labels tried in turn: decades, then 1-2-5, then 1-2-3-5-7, then every mantissa.
+MANTISSAS = ((1,), (1, 2, 5), (1, 2, 3, 5, 7), (1, 2, 3, 4, 5, 6, 7, 8, 9))
+LINE_STYLES = ("-", "--", "-.", ":")
+SUBTITLE_COLOUR = "0.3"
+
+
+@dataclass(frozen=True)
+class Style:
+    """What every figure of one report shares: a colour per configuration, the subtitle
+    (:func:`~gcbench.report.aggregate.provenance`), the timing convention of ``time_ms``,
+    the output formats and the PNG resolution."""
+
+    colours: dict[str, tuple[float, ...]]
+    where: str
+    timing: str
+    formats: tuple[str, ...] = ("png",)
+    dpi: int = DPI
+
+    def subtitle(self, timed: bool) -> str:
+        """The subtitle: provenance, plus the timing convention on figures of times."""
+        return " · ".join(p for p in (self.where, self.timing if timed else "") if p)
+
+
+def plot_formats(values: Sequence[str]) -> tuple[str, ...]:
+    """The formats named in ``values`` (each may be a comma list: ``png,svg``), in order,
+    without repeats; an unknown one is an error."""
+    named = [v.strip().lower() for value in values for v in value.split(",") if v.strip()]
+    unknown = [v for v in named if v not in PLOT_FORMATS]
+    if unknown or not named:
+        raise InputError(
+            f"unknown plot format {', '.join(map(repr, unknown)) or 'none'};"
+            f" use a comma list of {','.join(PLOT_FORMATS)}"
+        )
+    return tuple(dict.fromkeys(named))
 
 
 def short_graph(name: str) -> str:
@@ -50,6 +100,13 @@ def graph_labels(names: Sequence[str], width: int = 16) -> dict[str, str]:
     return wrapped
 
 
+def in_order(configs: Iterable[str]) -> list[str]:
+    """Distinct configuration names in legend order: by name, numbers by value
+    (``k=2`` before ``k=10``)."""
+    return sorted(set(configs), key=lambda c: [(0, int(t), "") if t.isdigit() else (1, 0, t)
+                                               for t in re.split(r"(\d+)", c)])  # fmt: skip
+
+
 def palette(configs: Sequence[str]) -> dict[str, tuple[float, ...]]:
     """A colour per configuration: tab10, tab20 beyond ten, evenly spaced turbo beyond twenty."""
     from matplotlib import colormaps
@@ -69,7 +126,7 @@ def legend_columns(entries: int) -> int:
 def legend_width_in(labels: Sequence[str]) -> float:
     """Room for an outside legend: about 0.075 in per character of the longest label."""
     longest = max((len(label) for label in labels), default=0)
-    return legend_columns(len(labels)) * (0.6 + 0.075 * longest)
+    return legend_columns(len(labels)) * (0.6 + CHAR_IN * longest)
 
 
 def bar_layout(
@@ -77,27 +134,22 @@ def bar_layout(
 ) -> tuple[int, int, tuple[float, float]]:
     """(groups per row, rows, figure size in inches) for clusters of ``bars`` bars.
 
-    Clusters wrap onto further rows so no figure is wider than ``ROW_WIDTH_IN`` of plot area
-    plus the legend at the right.
+    Clusters wrap onto further rows of nearly equal length so no figure is wider than
+    ``ROW_WIDTH_IN`` of plot area plus the legend at the right. (Saving widens a figure
+    whose titles would not fit.)
     """
-    group_in = max(1.3, 0.22 * bars + 0.35)
-    per_row = max(1, min(groups, int(ROW_WIDTH_IN // group_in)))
-    rows = math.ceil(groups / per_row)
+    group_in = _group_in(bars)
+    rows = math.ceil(groups / max(1, int(ROW_WIDTH_IN // group_in)))
+    per_row = math.ceil(groups / rows)  # rows as even as they can be
     width = 1.2 + per_row * group_in + legend_width_in(labels)
-    legend_in = 0.24 * min(len(labels), LEGEND_ROWS) + 1.6
-    height = max(4.8, legend_in, 0.9 + 3.6 * rows)
+    legend_in = 0.24 * min(len(labels), LEGEND_ROWS) + 1.9
+    height = max(4.8, legend_in, 1.2 + (ROW_IN if rows <= 3 else ROW_IN_MANY) * rows)
     return per_row, rows, (round(width, 2), round(height, 2))
 
 
-def _figure(size: tuple[float, float]) -> Figure:
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=size, dpi=DPI, layout="constrained")
-
-
-def _legend(fig: Figure, handles: list, labels: list[str], title: str) -> None:
-    fig.legend(handles, labels, title=title, loc="outside right upper",
-               ncols=legend_columns(len(labels)), fontsize="small", frameon=False)  # fmt: skip
+def _group_in(bars: int) -> float:
+    """Width of one cluster of ``bars`` bars, inches."""
+    return max(1.3, 0.16 * bars + 0.4)
 
 
 def tick_text(x: float) -> str:
@@ -108,65 +160,174 @@ def tick_text(x: float) -> str:
     return f"{x:g}"
 
 
-def _log_y(ax: Axes) -> None:
-    """Log y axis with plain numbers (40, 0.3) rather than 4×10¹ on its tick labels.
+def log_ticks(lo: float, hi: float) -> tuple[list[float], list[float]]:
+    """(labelled, unlabelled) tick values for a log axis from ``lo`` to ``hi`` (both > 0).
 
-    matplotlib's LogFormatter still decides which ticks get a label.
+    Labelled: the first of powers of ten, 1-2-5, 1-2-3-5-7 and every mantissa that puts at
+    least ``MIN_LABELS`` labels on the axis with no stretch of more than ``MAX_GAP`` of it
+    unlabelled; failing all (a range of a factor of three or so), evenly spaced round values
+    (0.75, 1, 1.25, ...). Many decades are thinned to at most ``MAX_LABELS`` labels.
+    Unlabelled: the other mantissas (with mantissa labels, on axes of few enough decades).
     """
-    from matplotlib.ticker import LogFormatter
+    first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    span = math.log10(hi / lo)
 
-    class Plain(LogFormatter):
-        def __call__(self, x: float, pos: int | None = None) -> str:
-            return tick_text(x) if super().__call__(x, pos) else ""
+    def within(mantissas: Sequence[int]) -> list[float]:
+        values = (float(f"{m}e{d}") for d in range(first, last + 1) for m in mantissas)
+        return [v for v in values if lo <= v <= hi]
 
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(Plain(labelOnlyBase=False))
-    ax.yaxis.set_minor_formatter(Plain(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
+    def readable(ticks: list[float]) -> bool:
+        edges = np.log10([lo, *ticks, hi])
+        return len(ticks) >= MIN_LABELS and float(np.diff(edges).max()) <= MAX_GAP * span
+
+    labelled = next((t for t in map(within, MANTISSAS) if readable(t)), None)
+    if labelled is None:  # no minor ticks either: they would bunch up at one end
+        return _round_ticks(lo, hi), []
+    if len(labelled) > MAX_LABELS:  # only decades come this many: keep every step-th
+        step = math.ceil(len(labelled) / MAX_LABELS)
+        labelled = [v for v in labelled if round(math.log10(v)) % step == 0]
+    minor = [] if last - first > MAX_MINOR_DECADES else within(MANTISSAS[-1])
+    return labelled, [v for v in minor if v not in labelled]
 
 
-def _save(fig: Figure, path: Path) -> Path:
-    fig.savefig(path, dpi=DPI, facecolor="white")
-    return path
+def _round_ticks(lo: float, hi: float) -> list[float]:
+    """``MIN_LABELS`` or more evenly spaced round values (steps of 1, 2, 2.5 or 5 times a
+    power of ten) from ``lo`` to ``hi``."""
+    from matplotlib.ticker import MaxNLocator
+
+    ticks: list[float] = []
+    for bins in range(MIN_LABELS, 3 * MIN_LABELS):
+        steps = MaxNLocator(nbins=bins, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
+        ticks = [float(f"{v:.6g}") for v in steps if lo <= v <= hi]
+        if len(ticks) >= MIN_LABELS:
+            break
+    return ticks
+
+
+def log_axis(
+    ax: Axes, which: str, values: object, *, below: float = 1.15, above: float = 1.15
+) -> None:
+    """Make ``ax``'s ``which`` ("x" or "y") axis logarithmic over the positive finite
+    ``values``, widened by the factors ``below`` and ``above``, with :func:`log_ticks`
+    labelled as plain numbers. Bars want a larger ``below`` so the shortest keeps a visible
+    height above the axis' foot."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    v = np.asarray(values, dtype=float).ravel()
+    v = v[np.isfinite(v) & (v > 0)]
+    lo, hi = (float(v.min()), float(v.max())) if v.size else (1.0, 10.0)
+    lo, hi = lo / below, hi * above
+    labelled, minor = log_ticks(lo, hi)
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+    (ax.set_xlim if which == "x" else ax.set_ylim)(lo, hi)
+    axis.set_major_locator(FixedLocator(labelled))
+    axis.set_major_formatter(FuncFormatter(lambda x, _pos: tick_text(x)))
+    axis.set_minor_locator(FixedLocator(minor))
+    axis.set_minor_formatter(NullFormatter())
+
+
+@dataclass
+class _Canvas:
+    """A figure, the subfigure that holds its axes and legend, and what may overflow it."""
+
+    fig: Figure
+    body: SubFigure
+    titles: tuple[Text, ...]
+    legend: Legend | None = None
+
+
+def _figure(size: tuple[float, float], title: str, subtitle: str) -> _Canvas:
+    """A figure with ``title`` over a smaller ``subtitle``, and the body (a subfigure) that
+    holds the axes and the legend: nesting keeps the legend below both titles."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size, layout="constrained")
+    FigureCanvasAgg(fig)
+    titles = [fig.suptitle(title)]
+    head = fig.subfigures(1, 1)
+    if subtitle:
+        titles.append(head.suptitle(subtitle, fontsize="small", color=SUBTITLE_COLOUR))
+    return _Canvas(fig, head.subfigures(1, 1), tuple(titles))
+
+
+def _legend(canvas: _Canvas, handles: list, labels: list[str], title: str) -> None:
+    canvas.legend = canvas.body.legend(
+        handles, labels, title=title, loc="outside right upper",
+        ncols=legend_columns(len(labels)), fontsize="small", frameon=False,
+    )  # fmt: skip
+
+
+def _fit(canvas: _Canvas) -> Figure:
+    """Enlarge the figure where its titles are wider, or its legend taller, than the room
+    the layout leaves them (a long title over a single cluster): nothing is clipped."""
+    fig = canvas.fig
+    renderer = fig.canvas.get_renderer()
+    extents = [t.get_window_extent(renderer) for t in canvas.titles]
+    width = max(e.width for e in extents) / fig.dpi + 0.4
+    height = sum(e.height for e in extents) / fig.dpi + 0.5
+    if canvas.legend is not None:
+        height += canvas.legend.get_window_extent(renderer).height / fig.dpi
+    now = fig.get_size_inches()
+    fig.set_size_inches(max(now[0], width), max(now[1], height))
+    return fig
+
+
+def save(fig: Figure, stem: Path, style: Style) -> list[Path]:
+    """``fig`` written as ``stem.<format>`` for each of the style's formats."""
+    paths = []
+    for fmt in style.formats:
+        path = stem.with_suffix(f".{fmt}")
+        fig.savefig(path, format=fmt, dpi=style.dpi, facecolor="white")
+        paths.append(path)
+    return paths
 
 
 def grouped_bars(
     frame: pd.DataFrame,
     value: str,
-    path: Path,
+    style: Style,
     *,
-    colours: dict[str, tuple[float, ...]],
     title: str,
     ylabel: str,
     log: bool,
+    timed: bool = False,
     err: tuple[str, str] | None = None,
     reference: tuple[float, str] | None = None,
     mean_group: str | None = None,
-) -> Path:
-    """Bars of ``value`` per graph (x) and configuration (colour), saved to ``path``.
+) -> Figure:
+    """Bars of ``value`` per graph (x) and configuration (colour).
 
-    ``err`` names low/high columns drawn as error bars; ``reference`` draws a labelled
-    horizontal line; ``mean_group`` appends a group holding each configuration's geometric
-    mean over graphs under that name.
+    ``err`` names low/high columns drawn as error bars; ``reference`` draws a dashed
+    horizontal line named in the legend (so no label sits on the bars or the line);
+    ``mean_group`` appends a group holding each configuration's geometric mean over graphs
+    under that name. ``timed``: the values are times (the subtitle says what they include).
     """
     graphs = list(dict.fromkeys(frame["graph"]))
-    configs = sorted(frame["config"].unique())
+    configs = in_order(frame["config"])
     table = frame.pivot_table(index="graph", columns="config", values=value, aggfunc="first")
     table = table.reindex(index=graphs, columns=configs)
-    ticks = graph_labels(graphs)
+    per_row, rows, size = bar_layout(len(graphs) + (mean_group is not None), len(configs), configs)
+    ticks = graph_labels(graphs, width=max(10, int(_group_in(len(configs)) / CHAR_IN)))
     tick_labels = [ticks[g] for g in graphs]
     if mean_group is not None:
         table.loc[mean_group] = np.exp(np.log(table).mean(skipna=True))
         tick_labels.append(mean_group)
-    per_row, rows, size = bar_layout(len(table), len(configs), configs)
-    fig = _figure(size)
-    axes = fig.subplots(rows, 1, sharey=True, squeeze=False)[:, 0]
+    canvas = _figure(size, title, style.subtitle(timed))
+    axes = canvas.body.subplots(rows, 1, sharey=True, squeeze=False)[:, 0]
     lows, highs = (
         [frame.pivot_table(index="graph", columns="config", values=c, aggfunc="first")
          .reindex(index=table.index, columns=configs) for c in err]
         if err is not None else (None, None)
     )  # fmt: skip
+    extent = [table.to_numpy(dtype=float)]
+    if lows is not None and highs is not None:
+        extent += [lows.to_numpy(dtype=float), highs.to_numpy(dtype=float)]
+    if reference is not None:
+        extent.append(np.array([reference[0]]))
     width = 0.8 / len(configs)
-    handles = []
+    handles: list = []
     for row, ax in enumerate(axes):
         part = slice(row * per_row, (row + 1) * per_row)
         x = np.arange(len(table.index[part]))
@@ -174,34 +335,37 @@ def grouped_bars(
             pos = x - 0.4 + width * (i + 0.5)
             heights = table[config].to_numpy(dtype=float)[part]
             yerr = None
-            if lows is not None:
+            if lows is not None and highs is not None:
                 lo = lows[config].to_numpy(dtype=float)[part]
                 hi = highs[config].to_numpy(dtype=float)[part]
                 yerr = np.abs(np.vstack([heights - lo, hi - heights]))
-            bars = ax.bar(pos, heights, width, yerr=yerr, color=colours[config],
+            bars = ax.bar(pos, heights, width, yerr=yerr, color=style.colours[config],
                           error_kw={"elinewidth": 0.8, "capsize": 1.5})  # fmt: skip
             if row == 0:
                 handles.append(bars)
             missing = np.isnan(heights)
             if missing.any():
-                ax.plot(pos[missing], np.full(missing.sum(), 0.03), "x", color=colours[config],
-                        markersize=7, mew=2, transform=ax.get_xaxis_transform())  # fmt: skip
+                ax.plot(pos[missing], np.full(missing.sum(), 0.03), "x",
+                        color=style.colours[config], markersize=7, mew=2,
+                        transform=ax.get_xaxis_transform())  # fmt: skip
         if log:
-            _log_y(ax)
+            log_axis(ax, "y", np.concatenate([e.ravel() for e in extent]), below=2.0, above=1.3)
         if reference is not None:
-            ax.axhline(reference[0], color="black", linewidth=1, linestyle="--")
-            ax.annotate(reference[1], (0.0, reference[0]), xycoords=("axes fraction", "data"),
-                        xytext=(4, 3), textcoords="offset points", fontsize="small")  # fmt: skip
+            line = ax.axhline(reference[0], color="black", linewidth=1, linestyle="--")
+            if row == 0:
+                handles.append(line)
         ax.set_xticks(x, tick_labels[part], fontsize="small")
         ax.set_xlim(-0.6, per_row - 0.4)
         ax.set_ylabel(ylabel)
         ax.grid(axis="y", which="major", alpha=0.3)
-    fig.suptitle(title)
     any_missing = table[configs].isna().to_numpy().any()
     axes[-1].set_xlabel("graph   (x: no valid run)" if any_missing else "graph")
     swept = frame["block_size"].notna().any() if "block_size" in frame else False
-    _legend(fig, handles, configs, "configuration" + ("\n(GPU: best block size)" if swept else ""))
-    return _save(fig, path)
+    labels = configs + ([reference[1]] if reference is not None else [])
+    _legend(
+        canvas, handles, labels, "configuration" + ("\n(GPU: best block size)" if swept else "")
+    )
+    return _fit(canvas)
 
 
 def _wrapped(count: int) -> tuple[int, int]:
@@ -211,17 +375,18 @@ def _wrapped(count: int) -> tuple[int, int]:
 
 
 def _panel_figure(
-    rows: int, cols: int, labels: Sequence[str], panel_in: tuple[float, float]
-) -> tuple[Figure, np.ndarray]:
+    rows: int,
+    cols: int,
+    labels: Sequence[str],
+    titles: tuple[str, str],
+) -> tuple[_Canvas, np.ndarray]:
     """A figure with a ``rows`` × ``cols`` grid of axes and room for a legend at the right."""
-    size = (cols * panel_in[0] + legend_width_in(labels) + 0.4, rows * panel_in[1] + 0.6)
-    fig = _figure((round(size[0], 2), round(size[1], 2)))
-    return fig, fig.subplots(rows, cols, squeeze=False)
+    size = (cols * PANEL_IN[0] + legend_width_in(labels) + 0.4, rows * PANEL_IN[1] + 1.0)
+    canvas = _figure((round(size[0], 2), round(size[1], 2)), *titles)
+    return canvas, canvas.body.subplots(rows, cols, squeeze=False)
 
 
-def block_size_sweep(
-    summary: pd.DataFrame, path: Path, colours: dict[str, tuple[float, ...]]
-) -> Path | None:
+def block_size_sweep(summary: pd.DataFrame, style: Style) -> Figure | None:
     """Median time vs block size, a line per configuration, a panel per graph.
 
     Written only when some configuration ran at several block sizes on a graph.
@@ -232,20 +397,24 @@ def block_size_sweep(
     if gpu.empty or gpu.groupby(["graph", "config"])["block_size"].nunique().max() < 2:
         return None
     graphs = list(dict.fromkeys(gpu["graph"]))
-    configs = sorted(gpu["config"].unique())
+    configs = in_order(gpu["config"])
     titles = graph_labels(graphs, width=40)
-    fig, axes = _panel_figure(*_wrapped(len(graphs)), configs, PANEL_IN)
+    canvas, axes = _panel_figure(
+        *_wrapped(len(graphs)), configs,
+        ("Time vs block size (band: interquartile range)", style.subtitle(timed=True)),
+    )  # fmt: skip
     handles: dict[str, object] = {}
     sizes = sorted(gpu["block_size"].unique())
     for ax, graph in zip(axes.flat, graphs, strict=False):
         part = gpu[gpu["graph"] == graph].sort_values("block_size")
         for config, line in part.groupby("config"):
             (handles[config],) = ax.plot(line["block_size"].astype(float), line["time_ms"], "o-",
-                                         color=colours[config], markersize=4)  # fmt: skip
+                                         color=style.colours[config], markersize=4)  # fmt: skip
             ax.fill_between(line["block_size"].astype(float), line["time_q1_ms"],
-                            line["time_q3_ms"], color=colours[config], alpha=0.15)  # fmt: skip
+                            line["time_q3_ms"], color=style.colours[config],
+                            alpha=0.15)  # fmt: skip
         ax.set_xscale("log", base=2)
-        _log_y(ax)
+        log_axis(ax, "y", part[["time_ms", "time_q1_ms", "time_q3_ms"]].to_numpy())
         ax.set_xticks([float(s) for s in sizes], [str(s) for s in sizes], fontsize="small")
         ax.xaxis.set_minor_locator(NullLocator())
         ax.margins(x=0.08)
@@ -255,21 +424,15 @@ def block_size_sweep(
         ax.grid(alpha=0.3)
     for ax in axes.flat[len(graphs) :]:
         ax.set_visible(False)
-    fig.suptitle("Time vs block size (band: interquartile range)")
     names = [c for c in configs if c in handles]
-    _legend(fig, [handles[c] for c in names], names, "configuration")
-    return _save(fig, path)
+    _legend(canvas, [handles[c] for c in names], names, "configuration")
+    return _fit(canvas)
 
 
-def trace_curves(
-    traces: pd.DataFrame,
-    best: pd.DataFrame,
-    path: Path,
-    colours: dict[str, tuple[float, ...]],
-) -> Path | None:
+def trace_curves(traces: pd.DataFrame, best: pd.DataFrame, style: Style) -> Figure | None:
     """Per-round trace values (e.g. vertices still active), one line per configuration
     (:func:`~gcbench.report.aggregate.trace_lines`): a row of panels per graph and a column
-    per series, or, with a single series, the graphs' panels three to a row. None when no
+    per series, or, with a single series, the graphs' panels three to a row. Nothing when no
     trace has two rounds or more."""
     from gcbench.report.aggregate import trace_lines
 
@@ -284,9 +447,11 @@ def trace_curves(
     else:
         rows, cols = len(graphs), len(series)
         where = {(g, s): (i, j) for i, g in enumerate(graphs) for j, s in enumerate(series)}
-    configs = sorted(t["config"].unique())
+    configs = in_order(t["config"])
     titles = graph_labels(graphs, width=40)
-    fig, axes = _panel_figure(rows, cols, configs, PANEL_IN)
+    canvas, axes = _panel_figure(
+        rows, cols, configs, ("Per-round trace (first repetition)", style.subtitle(timed=False))
+    )
     for ax in axes.flat:
         ax.set_visible(False)
     handles: dict[str, object] = {}
@@ -295,19 +460,134 @@ def trace_curves(
         ax.set_visible(True)
         for config, line in part.groupby("config"):
             (handles[config],) = ax.plot(line["round"], line["active"], ".-",
-                                         color=colours.get(config), markersize=3)  # fmt: skip
+                                         color=style.colours.get(config), markersize=3)  # fmt: skip
         if (part["active"] > 0).any():
-            _log_y(ax)
+            log_axis(ax, "y", part["active"].to_numpy(), below=1.3, above=1.3)
         ax.set_title(f"{titles[graph].replace(chr(10), ' ')}: {name}", fontsize="medium")
         ax.set_xlabel("round")
         ax.set_ylabel(f"{name} (count)")
         ax.grid(alpha=0.3)
-    fig.suptitle("Per-round trace (first repetition)")
     names = [c for c in configs if c in handles]
     swept = t["block_size"].notna().any()
     title = "configuration" + ("\n(GPU: best block size)" if swept else "")
-    _legend(fig, [handles[c] for c in names], names, title)
-    return _save(fig, path)
+    _legend(canvas, [handles[c] for c in names], names, title)
+    return _fit(canvas)
+
+
+def profile_plot(ratios: pd.DataFrame, style: Style, *, what: str, graphs: int) -> Figure:
+    """The performance profile of ``ratios`` (graph × configuration, from
+    :func:`~gcbench.report.aggregate.performance_ratios`): ρ(τ), the fraction of graphs on
+    which a configuration's ``what`` is within a factor τ of the best, as a step line per
+    configuration over τ on a log axis. A configuration's curve tops out at the fraction of
+    graphs it has a valid run on. ``graphs``: how many the results hold (those where no
+    configuration has a valid run are not in ``ratios``: the y label says so)."""
+    from gcbench.report.aggregate import performance_profile
+
+    values = ratios.to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    top = max(float(finite.max()) * 1.15, 1.1)
+    taus = np.unique(np.concatenate([[1.0], finite, [top]]))
+    rho = performance_profile(ratios, taus)
+    configs = in_order(ratios.columns)
+    size = (PROFILE_IN[0] + legend_width_in(configs), PROFILE_IN[1] + 0.8)
+    canvas = _figure(
+        (round(size[0], 2), round(size[1], 2)),
+        f"Performance profile: {what} (Dolan & Moré 2002)",
+        style.subtitle(timed=what == "time"),
+    )
+    ax = canvas.body.subplots()
+    handles = []
+    for i, config in enumerate(configs):
+        (line,) = ax.step(taus, rho[config], where="post", color=style.colours[config],
+                          linestyle=LINE_STYLES[i % len(LINE_STYLES)], linewidth=1.6)  # fmt: skip
+        handles.append(line)
+    log_axis(ax, "x", [1.0, top], below=1.0, above=1.0)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel(f"τ: {what} within a factor τ of the best configuration's on the graph")
+    left_out = graphs - len(ratios)
+    ax.set_ylabel(f"fraction of graphs ({len(ratios)} in all"
+                  + (f"; {left_out} with no valid run left out)" if left_out else ")"))  # fmt: skip
+    ax.grid(alpha=0.3)
+    _legend(canvas, handles, configs, "configuration\n(at its best block size)")
+    return _fit(canvas)
+
+
+def _failures(summary: pd.DataFrame) -> str:
+    """How the rows failed, for a figure left out: "24 error, 6 timeout"."""
+    from gcbench.report.aggregate import FAILURES
+
+    counts = [(int(summary[s].sum()), s) for s in FAILURES if summary[s].sum()]
+    return ", ".join(f"{n} {s}" for n, s in counts) or "no ok row"
+
+
+def _main_figures(
+    best: pd.DataFrame, baseline: str | None, style: Style, missing: list[str]
+) -> dict[str, Figure]:
+    """Time, colors, speedup and the performance profiles; appends to ``missing`` why a
+    profile is left out."""
+    from gcbench.report.aggregate import performance_ratios
+
+    made = {
+        "time": grouped_bars(best, "time_ms", style, log=True, timed=True,
+                             err=("time_q1_ms", "time_q3_ms"),
+                             title="Median time per graph (whiskers: interquartile range)",
+                             ylabel="median time (ms, log scale)"),
+        "colors": grouped_bars(best, "colors", style, log=False, title="Colors used per graph",
+                               ylabel="colors (median)"),
+    }  # fmt: skip
+    if baseline is not None and best["speedup"].notna().any():
+        made["speedup"] = grouped_bars(
+            best, "speedup", style, log=True, timed=True,
+            reference=(1.0, f"baseline: {baseline}\n(speedup 1)"), mean_group="geo. mean",
+            title=f"Speedup over {baseline} (higher is better)", ylabel="speedup (×, log scale)",
+        )  # fmt: skip
+    for value, what in (("time_ms", "time"), ("colors", "colors")):
+        ratios = performance_ratios(best, value)
+        if len(ratios) < 2:
+            missing.append(f"no {what} profile: it compares configurations across graphs,"
+                           " and only one graph has a valid run")  # fmt: skip
+        elif np.isfinite(ratios.to_numpy()).any(axis=0).sum() < 2:
+            missing.append(f"no {what} profile: fewer than two configurations have a valid run")
+        else:
+            made[f"profile_{what}"] = profile_plot(
+                ratios, style, what=what, graphs=best["graph"].nunique()
+            )
+    return made
+
+
+def figures(
+    summary: pd.DataFrame,
+    best: pd.DataFrame,
+    traces: pd.DataFrame | None,
+    baseline: str | None,
+    style: Style,
+) -> tuple[dict[str, Figure], list[str]]:
+    """Every figure the data supports, by file stem (``time``, ``profile_colors``, ...),
+    and a line for each main figure left out, saying why: no figure is empty.
+
+    ``best`` is each configuration at its fastest block size per graph.
+    """
+    missing: list[str] = []
+    made: dict[str, Figure | None] = {}
+    if best["time_ms"].isna().all():
+        missing.append(
+            "no figures of time, colors or performance profiles: no row has status ok"
+            f" ({_failures(summary)})"
+        )
+    else:
+        made.update(_main_figures(best, baseline, style, missing))
+    made["block_sizes"] = block_size_sweep(summary, style)
+    rounds = best[best.groupby("config")["iterations"].transform("count") > 0]
+    if not rounds.empty:
+        log = bool(rounds["iterations"].max() / max(rounds["iterations"].min(), 1) > 30)
+        made["rounds"] = grouped_bars(
+            rounds, "iterations", style, log=log,
+            title="Rounds per algorithm (iterations column)",
+            ylabel="rounds (median)" + (", log scale" if log else ""),
+        )  # fmt: skip
+    if traces is not None:
+        made["trace"] = trace_curves(traces, best, style)
+    return {name: fig for name, fig in made.items() if fig is not None}, missing
 
 
 def write_plots(
@@ -316,46 +596,9 @@ def write_plots(
     traces: pd.DataFrame | None,
     baseline: str | None,
     out: Path,
-) -> list[Path]:
-    """Every plot the data supports, as PNGs in ``out``; returns the paths written.
-
-    ``best`` is each configuration at its fastest block size per graph.
-    """
-    colours = palette(sorted(summary["config"].unique()))
-    written = [
-        grouped_bars(best, "time_ms", out / "time.png", colours=colours, log=True,
-                     err=("time_q1_ms", "time_q3_ms"),
-                     title="Median time per graph (whiskers: interquartile range)",
-                     ylabel="median time (ms, log scale)"),
-        grouped_bars(best, "colors", out / "colors.png", colours=colours, log=False,
-                     title="Colors used per graph", ylabel="colors (median)"),
-    ]  # fmt: skip
-    if baseline is not None and best["speedup"].notna().any():
-        written.append(
-            grouped_bars(
-                best,
-                "speedup",
-                out / "speedup.png",
-                colours=colours,
-                log=True,
-                reference=(1.0, f"baseline: {baseline}"),
-                mean_group="geo. mean",
-                title=f"Speedup over {baseline} (higher is better)",
-                ylabel="speedup (×, log scale)",
-            )  # fmt: skip
-        )
-    sweep = block_size_sweep(summary, out / "block_sizes.png", colours)
-    if sweep is not None:
-        written.append(sweep)
-    rounds = best[best.groupby("config")["iterations"].transform("count") > 0]
-    if not rounds.empty:
-        spread = rounds["iterations"].max() / max(rounds["iterations"].min(), 1)
-        written.append(
-            grouped_bars(rounds, "iterations", out / "rounds.png", colours=colours,
-                         log=bool(spread > 30),
-                         title="Rounds per algorithm (iterations column)",
-                         ylabel="rounds (median)" + (", log scale" if spread > 30 else ""))
-        )  # fmt: skip
-    if traces is not None and (curves := trace_curves(traces, best, out / "trace.png", colours)):
-        written.append(curves)
-    return written
+    style: Style,
+) -> tuple[list[Path], list[str]]:
+    """:func:`figures` written into ``out`` in the style's formats: the files written, and
+    why a main figure was left out."""
+    made, missing = figures(summary, best, traces, baseline, style)
+    return [path for name, fig in made.items() for path in save(fig, out / name, style)], missing

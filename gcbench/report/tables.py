@@ -1,7 +1,8 @@
 """Report tables as display sections, rendered for rich, markdown or CSV.
 
 Each section is a title and a frame of display strings, so the terminal and markdown show the
-same numbers; CSV output is the raw per-group summary (full precision).
+same numbers; CSV output is the raw per-group summary (full precision). Every table is of
+times (or of ratios of times) and carries the report's timing convention as its caption.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ TEXT_HEADERS = frozenset({"configuration", "graph", "fastest", "fewest colors", 
 SUMMARY_COLUMNS = [
     "graph", "n", "m", "algorithm", "backend", "params", "block_size", "config", "label",
     "reps", "runs", "ok", "invalid", "error", "timeout", "oom", "unsupported", "note",
-    "time_ms", "time_min_ms", "time_q1_ms", "time_q3_ms", "time_iqr_ms", "transfer_ms",
-    "total_ms", "colors", "iterations", "speedup", "colors_rel", "mverts_per_s",
-    "medges_per_s", "error_message",
+    "count_setup", "time_ms", "time_min_ms", "time_q1_ms", "time_q3_ms", "time_iqr_ms",
+    "transfer_ms", "total_ms", "colors", "iterations", "speedup", "colors_rel",
+    "mverts_per_s", "medges_per_s", "error_message",
 ]  # fmt: skip
 
 
@@ -185,15 +186,36 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _figures(images: Sequence[str]) -> list[str]:
+    """A markdown line per figure: its PNG (else SVG) shown, its other formats linked."""
+    stems: dict[str, list[str]] = {}
+    for name in images:
+        stems.setdefault(name.rsplit(".", 1)[0], []).append(name)
+    lines = []
+    for names in stems.values():
+        shown = [n for n in names if not n.endswith(".pdf")][:1]
+        links = ", ".join(f"[{n}]({n})" for n in names if n not in shown)
+        if not shown:
+            lines.append(links)
+        else:
+            lines.append(f"![{shown[0]}]({shown[0]})" + (f" (also {links})" if links else ""))
+    return lines
+
+
 def markdown(rep: Report, images: Sequence[str] = ()) -> str:
-    """The whole report as markdown, with ``images`` (relative PNG paths) at the end."""
+    """The whole report as markdown, with ``images`` (figure file names) and the reasons
+    for figures left out (``rep.plot_notes``) at the end."""
     parts = [f"# gcbench report\n\n{len(rep.sources)} results file(s): "
-             + ", ".join(f"`{p}`" for p in rep.sources)]  # fmt: skip
-    parts += [f"## {title}\n\n{markdown_table(frame)}" for title, frame in sections(rep)]
+             + ", ".join(f"`{p}`" for p in rep.sources)
+             + (f"\n\nMeasured on {rep.where}; {rep.timing}." if rep.where
+                else f"\n\n{rep.timing}.")]  # fmt: skip
+    parts += [f"## {title}\n\n{markdown_table(frame)}\n\n*{rep.timing}*"
+              for title, frame in sections(rep)]  # fmt: skip
     if rep.notes:
         parts.append("## Notes\n\n" + "\n".join(f"- {note}" for note in rep.notes))
-    if images:
-        parts.append("## Plots\n\n" + "\n\n".join(f"![{i}]({i})" for i in images))
+    if images or rep.plot_notes:
+        figures = [*(f"- {n}" for n in rep.plot_notes), *_figures(images)]
+        parts.append("## Plots\n\n" + "\n\n".join(figures))
     return "\n\n".join(parts) + "\n"
 
 
@@ -202,11 +224,12 @@ def summary_csv(summary: pd.DataFrame) -> str:
     return summary[SUMMARY_COLUMNS].to_csv(index=False)
 
 
-def _rich_table(title: str, frame: pd.DataFrame) -> Table:
+def _rich_table(title: str, frame: pd.DataFrame, caption: str) -> Table:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=Text(title, style="bold"), title_justify="left", header_style="bold")
+    table = Table(title=Text(title, style="bold"), title_justify="left", header_style="bold",
+                  caption=Text(caption, style="dim"), caption_justify="left")  # fmt: skip
     for header in frame.columns:
         justify = "left" if header in TEXT_HEADERS else "right"
         width = NOTE_WIDTH if header == "note" else None
@@ -221,8 +244,8 @@ class _Fitted:
     """A table that leaves out its least useful columns (``DROP_ORDER``) until it fits the
     console, instead of squeezing every cell to an ellipsis."""
 
-    def __init__(self, title: str, frame: pd.DataFrame) -> None:
-        self.title, self.frame = title, frame
+    def __init__(self, title: str, frame: pd.DataFrame, caption: str) -> None:
+        self.title, self.frame, self.caption = title, frame, caption
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         from rich.measure import Measurement
@@ -232,10 +255,10 @@ class _Fitted:
 
         frame = self.frame
         droppable = [h for h in DROP_ORDER if h in frame.columns]
-        table = _rich_table(self.title, frame)
+        table = _rich_table(self.title, frame, self.caption)
         while droppable and natural(table) > options.max_width:
             frame = frame.drop(columns=droppable.pop(0))
-            table = _rich_table(self.title, frame)
+            table = _rich_table(self.title, frame, self.caption)
         yield table
 
 
@@ -247,7 +270,9 @@ def rich_tables(rep: Report) -> RenderableType:
     from rich.console import Group
     from rich.text import Text
 
-    items: list[RenderableType] = [_Fitted(title, frame) for title, frame in sections(rep)]
+    items: list[RenderableType] = [
+        _Fitted(title, frame, rep.timing) for title, frame in sections(rep)
+    ]
     if rep.notes:
         items.append(Text("\n".join(f"note: {n}" for n in rep.notes), style="dim"))
     return Group(*items)

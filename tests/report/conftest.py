@@ -58,10 +58,13 @@ def reps():
 
 @pytest.fixture
 def write_csv(tmp_path):
-    """``write_csv(rows, name="results.csv")`` → the path of a results CSV in tmp_path."""
+    """``write_csv(rows, name="results.csv", columns=COLUMNS)`` → the path of a results CSV
+    in tmp_path."""
 
-    def write(rows: Iterable[Mapping[str, Any]], name: str = "results.csv") -> Path:
-        return write_rows(tmp_path / name, rows)
+    def write(
+        rows: Iterable[Mapping[str, Any]], name: str = "results.csv", columns=COLUMNS
+    ) -> Path:
+        return write_rows(tmp_path / name, rows, columns)
 
     return write
 
@@ -143,3 +146,63 @@ def make_mixed_rows() -> list[dict]:
         make_row("g2", "eb-tent", 1, rep=1, block_size=64, status="invalid", conflicts=4, **gpu),
         make_row("g2", "eb-tent", None, rep=2, block_size=64, status="oom", **gpu),
     ]
+
+
+# A realistic mix for figure tests: GPU and CPU configurations, a block-size sweep, peers
+# that are unsupported here, timeouts and times spread over six decades.
+SUITE_CONFIGS = [  # (algorithm, params, block sizes, speed factor, colors factor)
+    ("cusparse", "", [""], 4.0, 2.2),
+    ("ecl-gc", "shortcuts=both", [128, 256, 512], 0.6, 1.0),
+    ("ecl-gc", "shortcuts=none", [128, 256, 512], 0.9, 1.0),
+    ("jpl-minmax", "", [128, 256], 1.5, 1.3),
+    ("eb-tent", "", [256], 1.1, 1.1),
+    ("greedy", "order=ff", [""], 30.0, 1.05),
+    ("greedy", "order=ldf", [""], 45.0, 0.95),
+    ("networkx", "", [""], None, None),
+]
+SUITE_GRAPHS = ["ss:DIMACS10/rgg_n_2_{s}_s0", "gen:kron?scale={s}&seed=0",
+                "gen:rgg?scale={s}&seed=0", "snap:com-Orkut{s}", "ss:SNAP/roadNet-{s}",
+                "/data/graphs/europe_osm_{s}.mtx"]  # fmt: skip
+
+
+def make_suite_rows(graphs: int, *, seed: int = 0, reps: int = 3, **fields: Any) -> list[dict]:
+    """Rows of a synthetic benchmark of ``graphs`` graphs: every SUITE_CONFIGS configuration
+    on each (networkx unsupported, eb-tent timing out on every fifth graph), GPU rows on an
+    H200, median times from about 0.05 ms to 5 s; ``fields`` override every row."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    gpu = {"device": "gpu", "device_name": "NVIDIA H200", "backend": "gpu"}
+    rows = []
+    for g in range(graphs):
+        name = SUITE_GRAPHS[g % len(SUITE_GRAPHS)].format(s=12 + g)
+        base_ms = 10 ** rng.uniform(-1.3, 2.7)
+        base_colors = int(rng.integers(4, 90))
+        for algo, params, sizes, speed, colors in SUITE_CONFIGS:
+            cpu = sizes == [""] and algo != "cusparse"
+            where = {} if cpu else gpu
+            for bs in sizes:
+                for r in range(reps):
+                    common = dict(rep=r, params=params, block_size=bs, timestamp=
+                                  f"2025-06-0{1 + g % 2}T10:00:00.000+00:00", host="node-a",
+                                  n=1000 * (g + 1), m=8000 * (g + 1), **where)  # fmt: skip
+                    if speed is None:
+                        row = make_row(name, algo, None, status="unsupported",
+                                       error="networkx is not installed", **common)  # fmt: skip
+                    elif algo == "eb-tent" and g % 5 == 4:
+                        row = make_row(name, algo, None, status="timeout",
+                                       error="round cap 1000 reached", **common)  # fmt: skip
+                    else:
+                        t = base_ms * speed * (1 + 0.1 * (bs == 512)) * rng.uniform(0.95, 1.1)
+                        row = make_row(name, algo, round(t, 6), colors=max(2, round(
+                            base_colors * colors)), iterations=int(rng.integers(2, 300)),
+                            **common)  # fmt: skip
+                    row.update(fields)
+                    rows.append(row)
+    return rows
+
+
+@pytest.fixture
+def suite_rows():
+    """The :func:`make_suite_rows` factory."""
+    return make_suite_rows

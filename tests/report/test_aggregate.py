@@ -295,3 +295,22 @@ def test_default_is_the_newest_results_csv(tmp_path, monkeypatch, write_csv, row
     rep = report()
     assert rep.sources == (Path("results") / new.name,)
     assert set(rep.summary.algorithm) == {"new"}
+
+
+def test_provenance_lists_devices_hosts_and_dates_compactly(write_csv, row):
+    gpu = {"backend": "gpu", "device": "gpu"}
+    rows = [
+        row("g1", "jpl", 1.0, device_name="NVIDIA H200", host="a",
+            timestamp="2025-06-01T23:59:59.000+00:00", **gpu),
+        row("g1", "jpl", 1.0, rep=1, device_name="NVIDIA H100", host="b",
+            timestamp="2025-06-03T00:00:01.000+00:00", **gpu),
+        *(row("g1", "greedy", 1.0, rep=i, host=h, timestamp="2025-06-02T12:00:00.000+00:00")
+          for i, h in enumerate("cde")),
+    ]  # fmt: skip
+    assert report([write_csv(rows)]).where == (
+        "NVIDIA H100, NVIDIA H200 + CPU · hosts a, b, c +2 more · 2025-06-01 to 2025-06-03"
+    )
+    one = [row("g1", "greedy", 1.0, host="node", timestamp="2025-06-02T12:00:00.000+00:00")]
+    assert report([write_csv(one, "one.csv")]).where == "CPU · host node · 2025-06-02"
+    bare = [row("g1", "greedy", 1.0, host="")]  # no host, no timestamp
+    assert report([write_csv(bare, "bare.csv")]).where == "CPU"

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from gcbench.bench.results import COLUMNS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -43,9 +45,11 @@ def test_default_newest_table_and_out(tmp_path, write_csv, reps):
     assert "Winners per graph" in done.stdout and "greedy[order=ldf]" in done.stdout
     assert "note: baseline greedy: no cusparse" in done.stdout
     assert done.stderr.splitlines() == [
-        f"wrote {Path('rep') / name}"
-        for name in ("summary.csv", "summary.md", "time.png", "colors.png", "speedup.png")
-    ]
+        *(f"wrote {Path('rep') / name}"
+          for name in ("summary.csv", "summary.md", "time.png", "colors.png", "speedup.png")),
+        *(f"note: no {what} profile: it compares configurations across graphs, and only one"
+          " graph has a valid run" for what in ("time", "colors")),
+    ]  # fmt: skip
     assert "`results/x.csv`" in (tmp_path / "rep" / "summary.md").read_text()
 
 
@@ -57,3 +61,22 @@ def test_errors_are_one_line(tmp_path):
     )
     done = gcbench("--format", "html", cwd=tmp_path)
     assert done.returncode == 2 and "'html' is not one of" in done.stderr
+
+
+def test_plot_formats_and_one_line_errors(tmp_path, write_csv, mixed_rows, reps):
+    path = write_csv(mixed_rows)
+    done = gcbench(str(path), "--out", "o", "--plot-format", "svg,pdf", "--format", "csv",
+                   cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    written = {line.split("/")[-1] for line in done.stderr.splitlines() if "wrote" in line}
+    assert {"time.svg", "time.pdf", "profile_time.svg", "profile_colors.pdf"} <= written
+    assert not any(name.endswith(".png") for name in written)
+    done = gcbench(str(path), "--out", "o", "--plot-format", "png,gif", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2, "error: unknown plot format 'gif'; use a comma list of png,svg,pdf\n"
+    )  # fmt: skip
+    setup = write_csv([{**r, "count_setup": "true"} for r in reps("g1", "a", [1.0])], "s.csv",
+                      list(dict.fromkeys([*COLUMNS, "count_setup"])))  # fmt: skip
+    done = gcbench(str(path), str(setup), cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("error: the results mix timing conventions:")

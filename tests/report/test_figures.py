@@ -1,0 +1,196 @@
+"""Figures on synthetic benchmarks of 1, 7 and 30 graphs and on results that all failed:
+the files written, labelled ticks on every log axis (read back from the figure objects),
+the formats, the subtitle, and the performance profile against a hand computation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from PIL import Image
+
+from gcbench.errors import InputError
+from gcbench.report import report
+from gcbench.report.aggregate import best_block_per_config, performance_profile, performance_ratios
+from gcbench.report.plots import MIN_LABELS, Style, figures, log_ticks, palette, plot_formats
+
+ALWAYS = {"time", "colors", "speedup", "block_sizes", "rounds"}
+PROFILES = {"profile_time", "profile_colors"}
+
+
+def built(rep):
+    """The report's figures by name, drawn (so their ticks exist), and why any is missing."""
+    best = best_block_per_config(rep.summary)
+    style = Style(palette(sorted(rep.summary.config.unique())), rep.where, rep.timing)
+    made, missing = figures(rep.summary, best, rep.traces, rep.baseline, style)
+    for fig in made.values():
+        fig.draw_without_rendering()
+    return made, missing
+
+
+def labels(axis) -> list[str]:
+    """The visible major tick labels of ``axis`` that have text, within its view."""
+    low, high = sorted(axis.get_view_interval())
+    return [
+        t.get_text()
+        for tick, t in zip(axis.get_major_ticks(), axis.get_majorticklabels(), strict=True)
+        if t.get_visible() and t.get_text() and low <= tick.get_loc() <= high
+    ]
+
+
+def log_axes(fig):
+    """(axes, axis name, axis) for every visible logarithmic axis of ``fig``."""
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            if axis.get_scale() == "log":
+                yield ax, name, axis
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("graphs", [1, 7, 30])
+def test_report_writes_every_figure_and_none_empty(tmp_path, write_csv, suite_rows, graphs):
+    rep = report([write_csv(suite_rows(graphs))], out=tmp_path / "out", dpi=60)
+    expected = ALWAYS | (PROFILES if graphs > 1 else set())
+    assert {p.name for p in rep.written} == {"summary.csv", "summary.md"} | {
+        f"{name}.png" for name in expected
+    }
+    for path in rep.written:
+        if path.suffix == ".png":
+            grey = np.asarray(Image.open(path).convert("L"), dtype=float)
+            assert grey.std() > 20, path.name  # not blank
+    md = (tmp_path / "out" / "summary.md").read_text()
+    assert "Measured on NVIDIA H200 + CPU · host node-a ·" in md
+    assert all(f"![{name}.png]({name}.png)" in md for name in expected)
+    if graphs == 1:
+        assert rep.plot_notes == tuple(
+            f"no {what} profile: it compares configurations across graphs, and only one graph"
+            " has a valid run"
+            for what in ("time", "colors")
+        )
+        assert all(f"- {note}" in md for note in rep.plot_notes)
+    else:
+        assert rep.plot_notes == ()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("graphs", [1, 7, 30])
+def test_every_log_axis_has_labelled_ticks(write_csv, suite_rows, graphs):
+    rep = report([write_csv(suite_rows(graphs))])
+    made, _ = built(rep)
+    block_sizes = sorted({str(b) for b in rep.summary.block_size.dropna()})
+    checked = 0
+    for name, fig in made.items():
+        for ax, which, axis in log_axes(fig):
+            text = labels(axis)
+            if name == "block_sizes" and which == "x":
+                assert text == block_sizes, (name, ax.get_title())
+            else:
+                assert len(text) >= MIN_LABELS, (name, which, ax.get_title(), text)
+            checked += 1
+    # at least: time and speedup, and a panel per graph of block sizes (log x and log y)
+    assert checked >= 2 + 2 * graphs
+
+
+def test_short_bars_and_speedups_below_one_get_labels(tmp_path, write_csv, reps):
+    # rgg 20's case: a 111 ms bar among times up to 5 s; speedups from 0.04 to 0.9
+    rows = [*reps("g1", "fast", [111, 111]), *reps("g1", "slow", [5000, 5000]),
+            *reps("g1", "base", [4000, 4000]), *reps("g2", "fast", [200, 200]),
+            *reps("g2", "slow", [4500, 4500]), *reps("g2", "base", [180, 180])]  # fmt: skip
+    rep = report([write_csv(rows)], baseline="base")
+    made, _ = built(rep)
+    time_axis = made["time"].axes[0].yaxis
+    values = [float(t.replace("k", "e3")) for t in labels(time_axis)]
+    assert min(values) <= 111 < 200 and len(values) >= MIN_LABELS
+    speedups = labels(made["speedup"].axes[0].yaxis)
+    assert sum(float(t) < 1 for t in speedups) >= 2, speedups
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi"), [(55, 5500), (0.6, 1.8), (0.02, 3e4), (1, 1.05), (60, 200), (0.03, 0.9)]
+)
+def test_log_ticks_label_at_least_four_values_spread_over_the_axis(lo, hi):
+    labelled, minor = log_ticks(lo, hi)
+    assert len(labelled) >= MIN_LABELS and all(lo <= v <= hi for v in labelled)
+    edges = np.log10([lo, *labelled, hi])
+    assert np.diff(edges).max() <= 0.5 * np.log10(hi / lo)
+    assert not set(minor) & set(labelled)
+
+
+def test_log_ticks_over_many_ranges():
+    for lo in np.geomspace(1e-4, 1e4, 23):
+        for factor in np.geomspace(1.01, 1e14, 61):
+            labelled, _ = log_ticks(lo, lo * factor)
+            assert MIN_LABELS <= len(labelled) <= 13, (lo, factor, labelled)
+            assert lo <= min(labelled) and max(labelled) <= lo * factor
+
+
+def test_all_failed_results_write_no_empty_figure(tmp_path, write_csv, suite_rows):
+    rows = suite_rows(3, status="error", error="illegal address", time_ms="", total_ms="")
+    rep = report([write_csv(rows)], out=tmp_path / "out")
+    assert {p.name for p in rep.written} == {"summary.csv", "summary.md"}
+    line = "no figures of time, colors or performance profiles: no row has status ok (117 error)"
+    assert rep.plot_notes == (line,)
+    assert f"## Plots\n\n- {line}\n" in (tmp_path / "out" / "summary.md").read_text()
+
+
+def test_each_plot_format_is_written(tmp_path, write_csv, mixed_rows):
+    rep = report(
+        [write_csv(mixed_rows)], out=tmp_path / "out", plot_formats=["png,svg", "pdf", "svg"]
+    )
+    time = [p.name for p in rep.written if p.stem == "time"]
+    assert time == ["time.png", "time.svg", "time.pdf"]
+    out = tmp_path / "out"
+    assert (out / "colors.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in (out / "colors.svg").read_bytes()[:2000]
+    assert (out / "colors.pdf").read_bytes()[:5] == b"%PDF-"
+    md = (out / "summary.md").read_text()
+    assert "![time.png](time.png) (also [time.svg](time.svg), [time.pdf](time.pdf))" in md
+    only_pdf = report([write_csv(mixed_rows)], out=tmp_path / "pdf", plot_formats=["pdf"])
+    assert {p.suffix for p in only_pdf.written} == {".csv", ".md", ".pdf"}
+    assert "[time.pdf](time.pdf)" in (tmp_path / "pdf" / "summary.md").read_text()
+
+
+def test_png_resolution(tmp_path, write_csv, mixed_rows):
+    sizes = {}
+    for dpi in (100, 200):
+        rep = report([write_csv(mixed_rows)], out=tmp_path / str(dpi), dpi=dpi)
+        sizes[dpi] = Image.open(next(p for p in rep.written if p.name == "time.png")).size
+    assert sizes[200] == (2 * sizes[100][0], 2 * sizes[100][1])
+    with pytest.raises(InputError, match="dpi 5 is out of range"):
+        report([write_csv(mixed_rows)], out=tmp_path / "x", dpi=5)
+
+
+def test_plot_formats_are_checked():
+    assert plot_formats(["PNG, svg", "png"]) == ("png", "svg")
+    with pytest.raises(InputError, match="unknown plot format 'jpg'; use a comma list of"):
+        plot_formats(["png,jpg"])
+
+
+def test_profile_by_hand():
+    # three graphs, three configurations: c fails on g2 and is absent from g3
+    best = pd.DataFrame(
+        {
+            "graph": ["g1", "g1", "g1", "g2", "g2", "g2", "g3", "g3", "g4", "g4"],
+            "config": ["a", "b", "c", "a", "b", "c", "a", "b", "a", "b"],
+            "time_ms": [2.0, 4.0, 1.0, 3.0, 3.0, np.nan, 10.0, 5.0, np.nan, np.nan],
+        }
+    )
+    ratios = performance_ratios(best, "time_ms")
+    # g4 has no valid time: no best, left out
+    expected = pd.DataFrame(
+        {"a": [2.0, 1.0, 2.0], "b": [4.0, 1.0, 1.0], "c": [1.0, np.inf, np.inf]},
+        index=pd.Index(["g1", "g2", "g3"], name="graph"),
+    )
+    pd.testing.assert_frame_equal(ratios, expected, check_names=False)
+    rho = performance_profile(ratios, [1.0, 1.5, 2.0, 4.0, 100.0])
+    assert rho["a"].tolist() == pytest.approx([1 / 3, 1 / 3, 1, 1, 1])
+    assert rho["b"].tolist() == pytest.approx([2 / 3, 2 / 3, 2 / 3, 1, 1])
+    assert rho["c"].tolist() == pytest.approx([1 / 3] * 5)  # failures are never within τ
+
+
+def test_profile_with_a_zero_best():
+    best = pd.DataFrame({"graph": ["g", "g"], "config": ["a", "b"], "time_ms": [0.0, 2.0]})
+    ratios = performance_ratios(best, "time_ms")
+    assert ratios.loc["g", "a"] == 1.0 and ratios.loc["g", "b"] == np.inf
