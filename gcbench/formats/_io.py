@@ -1,4 +1,5 @@
-"""File plumbing shared by the readers and writers: gzip by extension, error translation."""
+"""File plumbing shared by the readers and writers: gzip by extension, error translation, and
+the readers' checks of a declared size against int32 vertex ids and the memory budget."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from typing import IO
 
 import numpy as np
 
-from gcbench.errors import InputError
+from gcbench import memory
+from gcbench.errors import GraphTooLargeError, InputError
+from gcbench.graph import INT32_LIMIT
 
 # Pairs formatted per write call: bounds the text held in memory while writing.
 _WRITE_BATCH = 1 << 20
@@ -67,3 +70,20 @@ def write_pairs(handle: IO[bytes], first: np.ndarray, second: np.ndarray, prefix
         stop = min(start + _WRITE_BATCH, first.size)
         pairs = np.column_stack((first[start:stop], second[start:stop])).ravel().tolist()
         handle.write(((line * (stop - start)) % tuple(pairs)).encode("ascii"))
+
+
+def check_vertices(path: Path, n: int) -> None:
+    """Refuse a declared vertex count that int32 vertex ids cannot number (DESIGN §2)."""
+    if n > INT32_LIMIT:
+        raise GraphTooLargeError(
+            f"graph file {path} declares {n} vertices; gcbench numbers vertices with int32 ids "
+            f"(at most {INT32_LIMIT})"
+        )
+
+
+def require_for_edges(path: Path, n: int, ids: np.ndarray) -> None:
+    """Budget check before :func:`gcbench.graph.from_edges` builds the CSR of the pairs whose
+    ids the reader holds in ``ids`` (first ids, then second ids)."""
+    memory.require(
+        ids.nbytes + memory.build_bytes(n, ids.size // 2), f"graph file {path}", held=ids.nbytes
+    )
