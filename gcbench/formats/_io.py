@@ -45,6 +45,17 @@ def read_errors(path: Path) -> Iterator[None]:
         raise InputError(f"cannot read graph file {path}: {exc.strerror or exc}") from exc
 
 
+def text_size(path: Path) -> int:
+    """Bytes of ``path`` once decompressed, for projecting its edge count: the file size, or
+    for gzip the size its trailer records (modulo 2^32, so at least the compressed size)."""
+    size = path.stat().st_size
+    if not is_gzip(path) or size < 18:
+        return size
+    with open(path, "rb") as handle:
+        handle.seek(-4, 2)
+        return max(size, int.from_bytes(handle.read(4), "little"))
+
+
 def is_empty(path: Path) -> bool:
     """True when ``path`` holds no bytes once decompressed."""
     with read_errors(path), open_binary(path) as handle:

@@ -10,11 +10,11 @@ import numpy as np
 from gcbench import memory
 from gcbench.errors import InputError, excerpt
 from gcbench.formats._io import (
-    is_gzip,
     open_binary,
     open_writer,
     read_errors,
     require_for_edges,
+    text_size,
     write_pairs,
 )
 from gcbench.formats._scan import BLOCK_BYTES, SCAN_BYTES_PER_PAIR, scan_pairs
@@ -24,8 +24,10 @@ from gcbench.graph import Graph, from_edges
 # table and uniques per distinct id (measured: benchmarks/build_memory.py).
 FACTORIZE_BYTES_PER_ID = 8
 FACTORIZE_BYTES_PER_DISTINCT = 48
-# pandas.read_csv's peak per pair (the parsed columns and the parser's buffers, measured).
+# pandas.read_csv's peak: per pair (the parsed columns) and fixed (the parser's buffers);
+# measured about 26 bytes per pair over 80 MiB.
 CSV_BYTES_PER_PAIR = 48
+CSV_PARSER_BYTES = 128 << 20
 
 
 def read_edgelist(path: Path, *, name: str) -> Graph:
@@ -41,11 +43,12 @@ def read_edgelist(path: Path, *, name: str) -> Graph:
 
 def _scan_check(path: Path) -> Callable[[int, int], None]:
     """The scanner's budget check: the pairs read so far, projected to the whole file from its
-    size when it is not compressed, at the scan's bytes per pair."""
-    total = None if is_gzip(path) else path.stat().st_size
+    (decompressed) size, at the scan's bytes per pair."""
+    with read_errors(path):
+        total = text_size(path)
 
     def check(pairs: int, consumed: int) -> None:
-        if total is not None and consumed:
+        if consumed:
             pairs = pairs * max(total, consumed) // consumed
         memory.require(SCAN_BYTES_PER_PAIR * pairs + BLOCK_BYTES, f"graph file {path}")
 
@@ -63,10 +66,11 @@ def read_csv_edgelist(path: Path, *, name: str) -> Graph:
         sample = first_line + handle.read(1 << 20)
     head = first_line.split(b",")[0].strip().lstrip(b"+-")
     header = 0 if head and not head.isdigit() else None
-    if not is_gzip(path) and sample:  # pairs projected from the first MiB's line length
+    if sample:  # pairs projected from the first MiB's line length
         lines = sample.count(b"\n") or 1
-        pairs = path.stat().st_size * lines // len(sample)
-        memory.require(CSV_BYTES_PER_PAIR * pairs + memory.HEADROOM, f"graph file {path}")
+        with read_errors(path):
+            pairs = text_size(path) * lines // len(sample)
+        memory.require(CSV_BYTES_PER_PAIR * pairs + CSV_PARSER_BYTES, f"graph file {path}")
     try:
         with read_errors(path):
             frame = pd.read_csv(path, header=header, usecols=[0, 1], dtype=np.int64,
