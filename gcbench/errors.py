@@ -75,3 +75,11 @@ def excerpt(data: bytes | str, limit: int = EXCERPT_CHARS) -> str:
     text = data.decode("latin-1") if isinstance(data, bytes) else data
     text = text.strip()
     return ascii(text[:limit]) + ("..." if len(text) > limit else "")
+
+
+def shown(text: str, limit: int = 120) -> str:
+    """``text`` as it is when it is short printable ASCII (a spec, a value), else its
+    :func:`excerpt`: user input is echoed in messages, junk never is."""
+    if len(text) <= limit and text.isascii() and text.isprintable():
+        return text
+    return excerpt(text, EXCERPT_CHARS)

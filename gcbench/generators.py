@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from gcbench import memory
-from gcbench.errors import SpecError
+from gcbench.errors import SpecError, excerpt, shown
 from gcbench.graph import INT32_LIMIT, Graph, from_edges, from_trusted_csr
 
 Number = int | float
@@ -81,7 +81,8 @@ class GenParam:
         except (TypeError, ValueError):
             what = "an integer" if self.kind is int else "a finite number"
             raise SpecError(
-                f"{where}: {self.name}={value} is not {what}; give {self.name} as {what}"
+                f"{where}: {self.name}={shown(str(value))} is not {what}; "
+                f"give {self.name} as {what}"
             ) from None
         if (self.low is not None and out < self.low) or (self.high is not None and out > self.high):
             why = f" ({self.help})" if self.help else ""
@@ -133,7 +134,7 @@ class Family:
         unknown = sorted(set(given) - set(declared))
         if unknown:
             raise SpecError(
-                f"{where}: unknown parameter {unknown[0]!r} for {self.name}; "
+                f"{where}: unknown parameter {excerpt(unknown[0])} for {self.name}; "
                 f"known: {self.signature()}"
             )
         out = {k: declared[k].parse(v, where) for k, v in given.items()}
