@@ -251,20 +251,24 @@ def list_suites() -> None:
 @click.option("--suite", default=None, help="Fetch every ss:/snap: graph of a suite (file/name).")
 @click.option("--force", is_flag=True, help="Download again even when cached.")
 def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
-    """Download ss:GROUP/NAME and snap:NAME graphs (or a suite's) into the cache."""
-    from gcbench.fetch import fetch_all, suite_specs
+    """Download ss:GROUP/NAME and snap:NAME graphs (or a suite's) into the cache.
+
+    Failures are reported at the end, one error line per cause with the graphs it hit.
+    Exits 1 if any graph could not be fetched, 2 on bad usage.
+    """
+    from gcbench.fetch import failure_lines, fetch_all, suite_specs
 
     if not specs and not suite:
         raise click.UsageError("give graph specs (ss:GROUP/NAME, snap:NAME) or --suite NAME")
     wanted = [*specs, *(suite_specs(suite) if suite else [])]
 
     def report(r) -> None:
-        if r.status == "failed":
-            click.echo(f"error: {r.error}", err=True)
-        else:
+        if r.status != "failed":
             click.echo(f"{r.status:10} {r.spec}  n={r.n} m={r.m}  {r.cache}")
 
     results = fetch_all(wanted, force=force, on_result=report)
+    for line in failure_lines(results):
+        click.echo(f"error: {line}", err=True)
     failed = sum(r.status == "failed" for r in results)
     if failed:
         click.echo(f"{failed} of {len(results)} graphs could not be fetched", err=True)

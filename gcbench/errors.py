@@ -39,4 +39,47 @@ class RoundCapError(GcbenchError):
 
 
 class FetchError(GcbenchError):
-    """A download or catalogue look-up that failed."""
+    """A download or catalogue look-up that failed.
+
+    ``cause`` is the message without the graph it concerned, the same text for every graph
+    that failed the same way (``gcbench fetch`` prints it once with the graphs it hit);
+    ``host`` is set when that host could not be reached at all (a batch then stops asking it).
+    """
+
+    def __init__(self, message: str, *, cause: str | None = None, host: str | None = None):
+        super().__init__(message)
+        self.cause = cause or message
+        self.host = host
+
+    def for_graph(self, spec: str) -> FetchError:
+        """This error naming ``spec`` first (itself when it does already)."""
+        if str(self).startswith(spec):
+            return self
+        return FetchError(f"{spec}: {self}", cause=self.cause, host=self.host)
+
+
+class InsufficientMemoryError(GcbenchError, MemoryError):
+    """Not enough host or GPU memory for what was asked (estimated before allocating, or a
+    MemoryError caught on the way). A MemoryError too, so the runner records ``status=oom``."""
+
+
+EXCERPT_CHARS = 40
+
+
+def excerpt(data: bytes | str, limit: int = EXCERPT_CHARS) -> str:
+    """A short, quoted, ASCII-only rendering of bad input for an error message.
+
+    At most ``limit`` characters of ``data`` are shown, with control and non-ASCII characters
+    escaped as in ``repr`` (``'\\x00\\xff...'``), so binary junk never reaches a terminal.
+    """
+    text = data.decode("latin-1") if isinstance(data, bytes) else data
+    text = text.strip()
+    return ascii(text[:limit]) + ("..." if len(text) > limit else "")
+
+
+def shown(text: str, limit: int = 120) -> str:
+    """``text`` as it is when it is short printable ASCII (a spec, a value), else its
+    :func:`excerpt`: user input is echoed in messages, junk never is."""
+    if len(text) <= limit and text.isascii() and text.isprintable():
+        return text
+    return excerpt(text, EXCERPT_CHARS)

@@ -20,18 +20,23 @@ from typing import Any
 
 import numpy as np
 
-from gcbench.errors import SpecError
-from gcbench.graph import Graph, from_edges, from_trusted_csr
+from gcbench import memory
+from gcbench.errors import SpecError, excerpt, shown
+from gcbench.graph import INT32_LIMIT, Graph, from_edges, from_trusted_csr
 
 Number = int | float
 
-SCALE_MAX = 40
-VERTEX_MAX = 2**31 - 1
+# Vertex ids are int32 (DESIGN §2): the only fixed bound on a family's size. Everything else
+# is bounded by the memory budget, against each family's estimated peak (docs/graphs.md).
+VERTEX_MAX = INT32_LIMIT
+SCALE_MAX = VERTEX_MAX.bit_length() - 1  # 2^30 vertices; 2^31 do not fit
 SEED_MAX = 2**63 - 1
 GRAPH500_INITIATOR = (0.57, 0.19, 0.19)  # A, B, C; D = 1 - A - B - C = 0.05
 RGG_RADIUS = 0.55  # DIMACS10 rgg_n_2_k_s0: r = 0.55 * sqrt(ln n / n)
 _CHUNK = 1 << 16  # edges drawn per chunk: temporaries stay in cache (measured fastest)
 _SWITCH_ROUNDS = 1000  # cap on the random-regular repair loop
+DELAUNAY_BYTES_PER_VERTEX = 1024  # Qhull's facets and ridges dominate (measured)
+GRID_BYTES_PER_VERTEX = 112  # four int64 neighbour candidates, masks, kept int64 and int32
 
 
 @dataclass(frozen=True)
@@ -76,11 +81,13 @@ class GenParam:
         except (TypeError, ValueError):
             what = "an integer" if self.kind is int else "a finite number"
             raise SpecError(
-                f"{where}: {self.name}={value} is not {what}; give {self.name} as {what}"
+                f"{where}: {self.name}={shown(str(value))} is not {what}; "
+                f"give {self.name} as {what}"
             ) from None
         if (self.low is not None and out < self.low) or (self.high is not None and out > self.high):
+            why = f" ({self.help})" if self.help else ""
             raise SpecError(
-                f"{where}: {self.name}={value} is outside [{self.low}, {self.high}]; "
+                f"{where}: {self.name}={value} is outside [{self.low}, {self.high}]{why}; "
                 f"give a value in that range"
             )
         return out
@@ -99,6 +106,7 @@ def _as_int(value: Any) -> int:
 
 Builder = Callable[..., Edges | Csr]
 Check = Callable[[Mapping[str, Number]], str | None]
+Peak = Callable[..., int]
 
 
 @dataclass(frozen=True)
@@ -106,13 +114,16 @@ class Family:
     """One generated family: its builder, declared parameters and cross-parameter check.
 
     ``alternatives`` lists groups of parameters of which exactly one group must be given
-    (``grid2d``: side, or rows and cols); ``check`` returns what is wrong, or None.
+    (``grid2d``: side, or rows and cols); ``check`` returns what is wrong, or None; ``peak``
+    estimates the peak bytes of building the graph from the resolved parameters (generation
+    and normalisation; measured by benchmarks/build_memory.py), checked against the budget.
     """
 
     name: str
     build: Builder
     params: tuple[GenParam, ...]
     description: str
+    peak: Peak
     alternatives: tuple[tuple[str, ...], ...] = ()
     check: Check | None = None
 
@@ -123,7 +134,7 @@ class Family:
         unknown = sorted(set(given) - set(declared))
         if unknown:
             raise SpecError(
-                f"{where}: unknown parameter {unknown[0]!r} for {self.name}; "
+                f"{where}: unknown parameter {excerpt(unknown[0])} for {self.name}; "
                 f"known: {self.signature()}"
             )
         out = {k: declared[k].parse(v, where) for k, v in given.items()}
@@ -155,12 +166,18 @@ class Family:
         """Build the graph of ``given`` parameters, named (and sourced) by its canonical spec."""
         resolved = self.resolve(given, where)
         spec = self.spec(resolved)
-        built = self.build(**resolved)
-        if isinstance(built, Csr):
-            return from_trusted_csr(built.indptr, built.indices, name=spec, source=spec)
-        return from_edges(
-            built.n, built.rows, built.cols, name=spec, source=spec, directed_input=False
-        )
+        memory.require(self.estimate(resolved), where or spec)
+        with memory.guard(f"generating {where or spec}"):
+            built = self.build(**resolved)
+            if isinstance(built, Csr):
+                return from_trusted_csr(built.indptr, built.indices, name=spec, source=spec)
+            return from_edges(
+                built.n, built.rows, built.cols, name=spec, source=spec, directed_input=False
+            )
+
+    def estimate(self, resolved: Mapping[str, Number]) -> int:
+        """Estimated peak bytes of :meth:`generate` with ``resolved`` parameters."""
+        return self.peak(**resolved)
 
     def signature(self) -> str:
         """The declared parameters, e.g. ``scale:int seed:int=0``, for listings and errors."""
@@ -175,10 +192,14 @@ FAMILIES: dict[str, Family] = {}
 
 def family(
     *params: GenParam,
+    peak: Peak,
     alternatives: tuple[tuple[str, ...], ...] = (),
     check: Check | None = None,
 ) -> Callable[[Builder], Callable[..., Graph]]:
-    """Register a builder as a family named after it; the public function returns a Graph."""
+    """Register a builder as a family named after it; the public function returns a Graph.
+
+    ``peak(**resolved parameters)`` estimates the bytes that building it needs at its peak.
+    """
 
     def register(build: Builder) -> Callable[..., Graph]:
         fam = Family(
@@ -186,6 +207,7 @@ def family(
             build,
             params,
             " ".join((build.__doc__ or "").split("\n\n")[0].split()),
+            peak,
             alternatives,
             check,
         )
@@ -213,7 +235,7 @@ def get_family(name: str, where: str | None = None) -> Family:
 
 
 def _scale(low: int = 0) -> GenParam:
-    return GenParam("scale", int, None, low, SCALE_MAX, "n = 2^scale vertices")
+    return GenParam("scale", int, None, low, SCALE_MAX, "n = 2^scale vertices; int32 ids")
 
 
 def _count(name: str, low: int = 0, high: int = VERTEX_MAX, help: str = "") -> GenParam:
@@ -221,7 +243,22 @@ def _count(name: str, low: int = 0, high: int = VERTEX_MAX, help: str = "") -> G
 
 
 SEED = GenParam("seed", int, 0, 0, SEED_MAX, "random seed (np.random.default_rng)")
-EDGEFACTOR = GenParam("edgefactor", int, 16, 1, 1024, "edges drawn = edgefactor * n")
+EDGEFACTOR = GenParam("edgefactor", int, 16, 1, None, "edges drawn = edgefactor * n")
+
+
+# --- peak memory estimates (bytes; coefficients measured by benchmarks/build_memory.py) ----
+
+
+def _edges_peak(n: int, entries: int, generation: float, id_bytes: int = 8) -> int:
+    """An edge-list family's peak: its own generation peak, or its two id arrays of
+    ``entries`` held while :func:`from_edges` builds the CSR, whichever is larger."""
+    held = 2 * id_bytes * entries + memory.build_bytes(n, entries)
+    return max(int(generation) + memory.HEADROOM, held)
+
+
+def _csr_peak(generation: float) -> int:
+    """A family built directly as CSR: its generation peak."""
+    return int(generation) + memory.HEADROOM
 
 
 # --- shared building blocks --------------------------------------------------------------
@@ -298,7 +335,16 @@ def _recursive_matrix(
 # --- random families ------------------------------------------------------------------------
 
 
-@family(_scale(), SEED)
+def _rgg_peak(scale: int, seed: int = 0) -> int:
+    """Points, cell keys and the k-d tree per vertex; query_pairs' pair vector (which grows
+    by doubling) and its ndarray copy per edge."""
+    n = 1 << scale
+    area = math.pi * RGG_RADIUS**2 * math.log(n) / n if n > 1 else 0.0
+    m = int(n * (n - 1) // 2 * min(1.0, area))
+    return _edges_peak(n, m, 48 * m + 80 * n)
+
+
+@family(_scale(), SEED, peak=_rgg_peak)
 def rgg(scale: int, seed: int = 0) -> Edges:
     """Random geometric graph, DIMACS10 rgg_n_2_k_s0: 2^scale uniform points in the unit square,
     an edge between points closer than 0.55 * sqrt(ln n / n)."""
@@ -311,7 +357,13 @@ def rgg(scale: int, seed: int = 0) -> Edges:
     return Edges(n, pairs[:, 0], pairs[:, 1])
 
 
-@family(_scale(), EDGEFACTOR, SEED)
+def _kron_peak(scale: int, edgefactor: int = 16, seed: int = 0) -> int:
+    """int32 edge arrays, the permutation (int64, then int32); labels applied in place."""
+    n = 1 << scale
+    return _edges_peak(n, edgefactor * n, 8 * edgefactor * n + 12 * n, id_bytes=4)
+
+
+@family(_scale(), EDGEFACTOR, SEED, peak=_kron_peak)
 def kron(scale: int, edgefactor: int = 16, seed: int = 0) -> Edges:
     """Graph500 Kronecker graph: edgefactor * 2^scale edges from initiator 0.57/0.19/0.19/0.05,
     vertex labels randomly permuted; self loops and duplicates dropped."""
@@ -319,7 +371,9 @@ def kron(scale: int, edgefactor: int = 16, seed: int = 0) -> Edges:
     n = 1 << scale
     rows, cols = _recursive_matrix(scale, edgefactor * n, *GRAPH500_INITIATOR, rng)
     perm = rng.permutation(n).astype(rows.dtype)
-    return Edges(n, perm[rows], perm[cols])
+    np.take(perm, rows, out=rows, mode="clip")  # in place: ids are in range, no copy
+    np.take(perm, cols, out=cols, mode="clip")
+    return Edges(n, rows, cols)
 
 
 def _rmat_check(p: Mapping[str, Number]) -> str | None:
@@ -334,6 +388,9 @@ def _rmat_check(p: Mapping[str, Number]) -> str | None:
     GenParam("b", float, GRAPH500_INITIATOR[1], 0.0, 1.0, "top-right quadrant probability"),
     GenParam("c", float, GRAPH500_INITIATOR[2], 0.0, 1.0, "bottom-left; d = 1-a-b-c"),
     SEED,
+    peak=lambda scale, edgefactor=16, **_: _edges_peak(
+        1 << scale, edgefactor << scale, 8 * (edgefactor << scale), id_bytes=4
+    ),
     check=_rmat_check,
 )
 def rmat(
@@ -350,7 +407,7 @@ def rmat(
     return Edges(1 << scale, rows, cols)
 
 
-@family(_scale(low=2), SEED)
+@family(_scale(low=2), SEED, peak=lambda scale, **_: _csr_peak(DELAUNAY_BYTES_PER_VERTEX << scale))
 def delaunay(scale: int, seed: int = 0) -> Csr:
     """Delaunay triangulation of 2^scale uniform points in the unit square (DIMACS10
     delaunay_nX); average degree just under 6."""
@@ -377,7 +434,18 @@ def _regular_check(p: Mapping[str, Number]) -> str | None:
     return None
 
 
-@family(_count("n"), _count("d", high=2**16), SEED, check=_regular_check)
+def _regular_peak(n: int, d: int, seed: int = 0) -> int:
+    """The stub pairing and its repair rounds per stub; the dense route (d > (n-1)/2) adds a
+    presence table over all n(n-1)/2 pairs and the pair-index inversion per edge."""
+    edges = n * d // 2
+    sparse = min(d, max(n - 1 - d, 0))
+    generation = 40 * n * sparse
+    if 2 * d > n - 1:
+        generation += n * (n - 1) + 48 * edges
+    return _edges_peak(n, edges, generation)
+
+
+@family(_count("n"), _count("d"), SEED, peak=_regular_peak, check=_regular_check)
 def regular(n: int, d: int, seed: int = 0) -> Edges:
     """Random d-regular simple graph: configuration model, then random double-edge switches
     that remove every self loop and multi-edge (degrees never change)."""
@@ -450,6 +518,16 @@ def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return sorted_keys[at] == keys
 
 
+def _er_peak(n: int, p: float | None, avg_degree: float | None) -> int:
+    """Geometric gaps, their sums and the kept indices per drawn pair, then the pair-index
+    inversion's float and integer temporaries."""
+    if p is None:
+        p = avg_degree / (n - 1) if n > 1 else 0.0
+    expected = p * (n * (n - 1) // 2)
+    drawn = int(expected + 6 * math.sqrt(expected) + 16)
+    return _edges_peak(n, drawn, 56 * drawn)
+
+
 def _er_check(p: Mapping[str, Number]) -> str | None:
     if "avg_degree" in p and p["avg_degree"] > max(p["n"] - 1, 0):
         return f"avg_degree={p['avg_degree']} exceeds n-1 = {p['n'] - 1}"
@@ -461,6 +539,7 @@ def _er_check(p: Mapping[str, Number]) -> str | None:
     GenParam("p", float, None, 0.0, 1.0, "edge probability"),
     GenParam("avg_degree", float, None, 0.0, None, "expected degree; p = avg_degree/(n-1)"),
     SEED,
+    peak=lambda n, p=None, avg_degree=None, **_: _er_peak(n, p, avg_degree),
     alternatives=(("p",), ("avg_degree",)),
     check=_er_check,
 )
@@ -488,17 +567,25 @@ def er(n: int, p: float | None = None, avg_degree: float | None = None, seed: in
 # --- exact families (known n, m and chromatic number; for tests) ------------------------------
 
 
+def _vertices_check(n: int) -> str | None:
+    """The int32 vertex-id bound on families whose vertex count is derived."""
+    if n <= VERTEX_MAX:
+        return None
+    return f"{n} vertices exceed the {VERTEX_MAX} that int32 vertex ids can number"
+
+
 def _grid_check(p: Mapping[str, Number]) -> str | None:
     rows, cols = (p["side"], p["side"]) if "side" in p else (p["rows"], p["cols"])
-    return (
-        None if rows * cols <= VERTEX_MAX else f"{rows}x{cols} grid exceeds {VERTEX_MAX} vertices"
-    )
+    return _vertices_check(rows * cols)
 
 
 @family(
     _count("side", 1, help="a side x side grid"),
     _count("rows", 1),
     _count("cols", 1),
+    peak=lambda side=None, rows=None, cols=None: _csr_peak(
+        GRID_BYTES_PER_VERTEX * (side * side if side is not None else rows * cols)
+    ),
     alternatives=(("side",), ("rows", "cols")),
     check=_grid_check,
 )
@@ -516,7 +603,7 @@ def grid2d(side: int | None = None, rows: int | None = None, cols: int | None = 
     return Csr(indptr, neighbours[exists])
 
 
-@family(_count("n", high=2**13))
+@family(_count("n"), peak=lambda n: _csr_peak(14 * n * n))
 def complete(n: int) -> Csr:
     """Complete graph K_n: m = n(n-1)/2, chromatic number n."""
     offdiagonal = ~np.eye(n, dtype=np.bool_)
@@ -524,14 +611,19 @@ def complete(n: int) -> Csr:
     return Csr(np.arange(n + 1, dtype=np.int64) * max(n - 1, 0), indices)
 
 
-@family(_count("n", 3))
+@family(_count("n", 3), peak=lambda n: _edges_peak(n, n, 16 * n))
 def cycle(n: int) -> Edges:
     """Cycle C_n (n >= 3): m = n, chromatic number 2 (n even) or 3 (n odd)."""
     v = np.arange(n, dtype=np.int64)
     return Edges(n, v, (v + 1) % n)
 
 
-@family(_count("a", high=2**15), _count("b", high=2**15))
+@family(
+    _count("a"),
+    _count("b"),
+    peak=lambda a, b: _edges_peak(a + b, a * b, 24 * a * b),
+    check=lambda p: _vertices_check(p["a"] + p["b"]),
+)
 def bipartite(a: int, b: int) -> Edges:
     """Complete bipartite K_{a,b}: sides 0..a-1 and a..a+b-1, m = ab, chromatic number 2."""
     left = np.repeat(np.arange(a, dtype=np.int64), b)
@@ -539,7 +631,10 @@ def bipartite(a: int, b: int) -> Edges:
     return Edges(a + b, left, right)
 
 
-@family(_count("n", high=2**15))
+@family(
+    _count("n", high=VERTEX_MAX // 2),
+    peak=lambda n: _edges_peak(2 * n, n * (n - 1), 49 * n * n),
+)
 def crown(n: int) -> Edges:
     """Crown graph S_n^0: K_{n,n} minus a perfect matching, u_i = 2i ~ v_j = 2j+1 for i != j.
 
@@ -551,7 +646,21 @@ def crown(n: int) -> Edges:
     return Edges(2 * n, 2 * i[off], 2 * j[off] + 1)
 
 
-@family(_count("k", 1, 16))
+def _mycielski_size(k: int) -> tuple[int, int]:
+    """(n_k, m_k) of the Mycielski graph M_k."""
+    n, m = (1, 0) if k == 1 else (2, 1)
+    for _ in range(k - 2):
+        n, m = 2 * n + 1, 3 * m + n
+    return n, m
+
+
+MYCIELSKI_MAX = 31  # n_31 = 3 * 2^29 - 1 vertices; n_32 does not fit int32
+
+
+@family(
+    _count("k", 1, MYCIELSKI_MAX),
+    peak=lambda k: _edges_peak(*_mycielski_size(k), 32 * _mycielski_size(k)[1]),
+)
 def mycielski(k: int) -> Edges:
     """Mycielski graph M_k (M_1 = K_1, M_2 = K_2, M_3 = C_5, M_4 = Grötzsch): triangle-free,
     chromatic number k; n_k = 3 * 2^(k-2) - 1 and m_{k+1} = 3 m_k + n_k."""
@@ -569,7 +678,13 @@ def mycielski(k: int) -> Edges:
     return Edges(n, u, v)
 
 
-@family(_count("n", 1, 2**8))
+SIDE_MAX = math.isqrt(VERTEX_MAX)  # n x n cells as int32 vertex ids
+
+
+@family(
+    _count("n", 1, SIDE_MAX),
+    peak=lambda n: _edges_peak(n * n, n * (n - 1) * (5 * n - 1) // 3, 48 * n**3),
+)
 def queen(n: int) -> Edges:
     """n x n queen graph: cells attack along rows, columns and diagonals;
     m = n(n-1)(5n-1)/3, chromatic number n when n mod 6 is 1 or 5."""
@@ -580,7 +695,7 @@ def queen(n: int) -> Edges:
     )
 
 
-@family(_count("n", 1, 2**10))
+@family(_count("n", 1, SIDE_MAX), peak=lambda n: _edges_peak(n * n, n**3, 48 * n**3))
 def rook(n: int) -> Edges:
     """n x n rook's graph K_n □ K_n: cells attack along rows and columns; m = n²(n-1),
     chromatic number n (a Latin square colors it). rook?n=100 is COLOR02's qg.order100."""
@@ -591,13 +706,16 @@ def rook(n: int) -> Edges:
     )
 
 
-@family(_count("leaves", high=VERTEX_MAX - 1))
+@family(
+    _count("leaves", high=VERTEX_MAX - 1),
+    peak=lambda leaves: _edges_peak(leaves + 1, leaves, 16 * leaves),
+)
 def star(leaves: int) -> Edges:
     """Star K_{1,leaves}: centre 0, leaves 1..leaves; m = leaves."""
     return Edges(leaves + 1, np.zeros(leaves, np.int64), np.arange(1, leaves + 1, dtype=np.int64))
 
 
-@family(_count("n"))
+@family(_count("n"), peak=lambda n: _csr_peak(8 * (n + 1)))
 def empty(n: int) -> Csr:
     """n isolated vertices (n = 0 allowed)."""
     return Csr(np.zeros(n + 1, dtype=np.int64), np.empty(0, dtype=np.int32))

@@ -93,26 +93,40 @@ def from_edges(
     """
     if n < 0:
         raise InputError(f"{name}: negative vertex count {n}")
-    rows = np.asarray(rows, dtype=np.int64).ravel()
-    cols = np.asarray(cols, dtype=np.int64).ravel()
+    if n > INT32_LIMIT:
+        raise GraphTooLargeError(
+            f"{name}: {n} vertices exceed the {INT32_LIMIT} that int32 vertex ids can number"
+        )
+    rows, cols = _id_array(rows), _id_array(cols)
     if rows.shape != cols.shape:
         raise InputError(f"{name}: row and column arrays differ in length")
-    if rows.size and (min(rows.min(), cols.min()) < 0 or max(rows.max(), cols.max()) >= n):
-        raise InputError(f"{name}: vertex index out of range 0..{n - 1}")
-    loops = rows == cols
-    self_loops = int(np.count_nonzero(loops))
-    rows, cols = rows[~loops], cols[~loops]
-    entries = rows.size
-    indptr, indices, unique_directed, nnz = normalise(n, rows, cols)
+    if rows.dtype != cols.dtype:
+        rows, cols = rows.astype(np.int64, copy=False), cols.astype(np.int64, copy=False)
+    indptr, indices, self_loops, unique_directed, bad = normalise(n, rows, cols)
+    if bad >= 0:
+        raise InputError(
+            f"{name}: entry {bad} ({rows[bad]}, {cols[bad]}) names a vertex out of range 0..{n - 1}"
+        )
+    nnz = indices.size
     missing = nnz - unique_directed
     directed = missing > 0 if directed_input is None else directed_input
     normalisation = Normalisation(
         self_loops=self_loops,
-        duplicates=int(entries - unique_directed),
+        duplicates=int(rows.size - self_loops - unique_directed),
         directed=bool(directed),
         asymmetric_added=int(missing),
     )
     return Graph(name, indptr, indices, source, normalisation)
+
+
+def _id_array(ids: object) -> np.ndarray:
+    """``ids`` as a flat int32 or int64 array, without copying one that already is."""
+    array = np.asarray(ids).ravel()
+    if array.dtype in (np.int32, np.int64):
+        return array
+    if array.size and array.dtype.kind not in "iu":
+        raise InputError(f"vertex ids must be integers, got {array.dtype}")
+    return array.astype(np.int64)
 
 
 def from_csr(

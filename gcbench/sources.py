@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from gcbench.errors import SpecError
+from gcbench.errors import SpecError, excerpt, shown
 from gcbench.generators import Number, get_family
 from gcbench.graph import Graph
 
@@ -68,15 +68,16 @@ def parse_spec(spec: str | os.PathLike[str]) -> GraphSpec:
         return _parse_gen(text, rest)
     if kind in _REMOTE:
         if not _REMOTE[kind].fullmatch(rest):
-            raise SpecError(f"{text}: malformed spec; expected {_REMOTE_FORM[kind]}")
+            raise SpecError(f"{shown(text)}: malformed spec; expected {_REMOTE_FORM[kind]}")
         return GraphSpec(kind, rest)
     raise SpecError(
-        f"{text}: unknown spec kind {kind!r}; use gen:FAMILY?k=v, ss:GROUP/NAME, snap:NAME "
-        "or the path of an existing file"
+        f"{shown(text)}: unknown spec kind {excerpt(kind)}; use gen:FAMILY?k=v, ss:GROUP/NAME, "
+        "snap:NAME or the path of an existing file"
     )
 
 
 def _parse_gen(text: str, rest: str) -> GraphSpec:
+    text = shown(text)  # what the messages below echo
     name, _, query = rest.partition("?")
     if not _FAMILY.fullmatch(name):
         raise SpecError(f"{text}: malformed spec; expected gen:FAMILY?k=v&k=v")
@@ -85,9 +86,9 @@ def _parse_gen(text: str, rest: str) -> GraphSpec:
     for part in filter(None, query.split("&")):
         key, sep, value = (s.strip() for s in part.partition("="))
         if not sep or not key or not value:
-            raise SpecError(f"{text}: malformed parameter {part!r}; expected k=v")
+            raise SpecError(f"{text}: malformed parameter {excerpt(part)}; expected k=v")
         if key in given:
-            raise SpecError(f"{text}: parameter {key!r} given twice")
+            raise SpecError(f"{text}: parameter {excerpt(key)} given twice")
         given[key] = value
     return GraphSpec("gen", name, fam.resolve(given, where=text))
 

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import functools
+import os
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+
+ADDRESS_SPACE_LIMIT = 4 << 30  # RLIMIT_AS for commands that must fail cleanly, not grow
 
 
 @functools.cache
@@ -32,3 +41,56 @@ def data_dir(tmp_path, monkeypatch):
     path = tmp_path / "data"
     monkeypatch.setenv("GCBENCH_DATA", str(path))
     return path
+
+
+@dataclass(frozen=True)
+class Limited:
+    """A finished command run under :data:`ADDRESS_SPACE_LIMIT`, with its wall time."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def error_lines(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if line.startswith("error:")]
+
+
+def _limit_address_space() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
+
+
+class LimitedRunner:
+    """Runs ``gcbench ARGS`` in a subprocess in ``out`` (the output directory) under an
+    address-space limit, so a regression that allocates without bound fails its test instead
+    of taking the machine down; ``data`` is the (empty) GCBENCH_DATA directory."""
+
+    def __init__(self, out: Path, data: Path) -> None:
+        self.out, self.data = out, data
+
+    def __call__(self, *args: str, env: dict[str, str] | None = None) -> Limited:
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "gcbench", *args],
+            capture_output=True,
+            text=True,
+            cwd=self.out,
+            env={**os.environ, "GCBENCH_DATA": str(self.data), **(env or {})},
+            preexec_fn=_limit_address_space,
+            timeout=120,
+            check=False,
+        )
+        return Limited(done.returncode, done.stdout, done.stderr, time.perf_counter() - start)
+
+    def leftovers(self, *inputs: Path) -> list[Path]:
+        """Files in the data cache or the output directory, other than ``inputs``."""
+        found = [p for root in (self.out, self.data) if root.exists() for p in root.rglob("*")]
+        return sorted(p for p in found if p.is_file() and p not in inputs)
+
+
+@pytest.fixture
+def run_limited(data_dir, tmp_path) -> LimitedRunner:
+    out = tmp_path / "out"
+    out.mkdir()
+    return LimitedRunner(out, data_dir)

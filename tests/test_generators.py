@@ -303,7 +303,7 @@ def test_star_and_empty():
     ("call", "message"),
     [
         (lambda: generators.rgg(1.5), "scale=1.5 is not an integer"),
-        (lambda: generators.rgg(41), r"outside \[0, 40\]"),
+        (lambda: generators.rgg(31), r"outside \[0, 30\] \(n = 2\^scale vertices; int32 ids\)"),
         (lambda: generators.rgg("ten"), "not an integer"),
         (lambda: generators.complete(-1), "outside"),
         (lambda: generators.cycle(2), "outside"),

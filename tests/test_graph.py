@@ -23,10 +23,9 @@ def _reference(n: int, pairs: list[tuple[int, int]]) -> sp.csr_matrix:
     rows = np.array([p[0] for p in pairs], dtype=np.int64)
     cols = np.array([p[1] for p in pairs], dtype=np.int64)
     a = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
-    a = (a + a.T).tolil()
-    a.setdiag(0)
-    a = a.tocsr()
-    a.eliminate_zeros()
+    a = (a + a.T).tocoo()
+    off = a.row != a.col
+    a = sp.csr_matrix((a.data[off], (a.row[off], a.col[off])), shape=(n, n))
     a.sort_indices()
     return a
 
@@ -86,10 +85,57 @@ def test_empty_and_isolated():
 
 
 def test_out_of_range_and_negative_are_input_errors():
+    with pytest.raises(InputError, match=r"entry 1 \(2, 0\) names a vertex out of range 0..1"):
+        from_edges(2, [0, 2], [1, 0])
     with pytest.raises(InputError, match="out of range"):
-        from_edges(2, [0], [2])
+        from_edges(2, np.array([0], np.int32), np.array([-1], np.int32))
     with pytest.raises(InputError, match="negative"):
         from_edges(-1, [], [])
+    with pytest.raises(InputError, match="must be integers"):
+        from_edges(2, [0.5], [1.0])
+    with pytest.raises(GraphTooLargeError, match="int32 vertex ids"):
+        from_edges(2**31, [], [])
+
+
+@pytest.mark.parametrize(
+    ("n", "entries", "hubs"),
+    [
+        (600, 60_000, 0),  # rows of ~200 keys: sort and radix (11-bit keys: one pass)
+        (5_000, 200_000, 50),  # two radix passes
+        (2**22, 100_000, 20),  # 23-bit keys: three passes; hub rows of ~5000 keys
+    ],
+)
+def test_long_rows_match_scipy(n, entries, hubs):
+    """Rows long enough for the radix sort (gcbench/_normalise.py), with duplicates, loops and
+    both directions, against scipy's A + Aᵀ."""
+    rng = np.random.default_rng(n)
+    rows = rng.integers(0, n, entries)
+    if hubs:
+        rows[: entries // 2] = rng.integers(0, hubs, entries // 2)
+    cols = rng.integers(0, n, entries)
+    cols[:100] = rows[:100]  # self loops
+    rows, cols = np.concatenate([rows, cols[:500]]), np.concatenate([cols, rows[:500]])
+    g = from_edges(n, rows.astype(np.int32), cols.astype(np.int32))
+    check_invariant(g)
+    ref = _reference(n, list(zip(rows.tolist(), cols.tolist(), strict=True)))
+    assert np.array_equal(g.indptr, ref.indptr)
+    assert np.array_equal(g.indices, ref.indices)
+    stored = {(u, v) for u, v in zip(rows.tolist(), cols.tolist(), strict=True) if u != v}
+    assert g.normalisation.self_loops == int(np.count_nonzero(rows == cols))
+    assert g.normalisation.duplicates == rows.size - g.normalisation.self_loops - len(stored)
+    assert g.normalisation.asymmetric_added == g.nnz - len(stored)
+
+
+def test_a_row_beyond_the_radix_scratch_bound():
+    """A star whose centre row exceeds RADIX_MAX is sorted by comparison instead."""
+    from gcbench._normalise import RADIX_MAX
+
+    leaves = RADIX_MAX + 1000
+    order = np.random.default_rng(0).permutation(leaves).astype(np.int32) + 1
+    g = from_edges(leaves + 1, np.zeros(leaves, np.int32), order)
+    assert g.degrees[0] == leaves
+    assert np.array_equal(g.indices[:leaves], np.arange(1, leaves + 1))
+    assert np.array_equal(g.indices[leaves:], np.zeros(leaves))
 
 
 def test_gpu_size_refused_with_clear_error():

@@ -83,7 +83,7 @@ def test_canonical_spec(spec, canonical):
         ("gen:hypercube?n=4", "unknown graph family 'hypercube'; known: bipartite, complete"),
         ("gen:rgg?scale=16&radius=2", "unknown parameter 'radius' for rgg; known: scale:int"),
         ("gen:rgg?scale=1.5", "scale=1.5 is not an integer"),
-        ("gen:rgg?scale=41", r"scale=41 is outside \[0, 40\]"),
+        ("gen:rgg?scale=31", r"scale=31 is outside \[0, 30\]"),
         ("gen:complete?n=-3", "n=-3 is outside"),
         ("gen:rgg", "needs parameter 'scale'"),
         ("gen:rgg?scale", "malformed parameter 'scale'"),
@@ -159,3 +159,14 @@ def test_path_spec_reads_the_file(tmp_path):
 def test_remote_specs_go_to_fetch(data_dir):
     with pytest.raises(FetchError):
         load_graph("snap:com-Nowhere", offline=True)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["\x1b[2J:foo", "gen:rgg?scale=\x1b[31m1", "gen:rgg?scale=5&\x07=1", "ss:\xff/" + "x" * 300],
+)
+def test_spec_errors_escape_junk(spec):
+    with pytest.raises(SpecError) as info:
+        parse_spec(spec)
+    message = str(info.value)
+    assert message.isascii() and message.isprintable() and len(message) < 300, message

@@ -40,3 +40,36 @@ def test_empty_graph_has_zero_colors():
 def test_wrong_length_is_an_error():
     with pytest.raises(InputError, match="3 colors given for 2 vertices"):
         validate(from_edges(2, [0], [1]), np.zeros(3, dtype=np.int32))
+
+
+def _numpy_validation(graph, colors: np.ndarray) -> tuple[int, int, int, int]:
+    """The reference: every CSR entry compared through np.repeat (nnz-sized temporaries)."""
+    c = colors.astype(np.int64)
+    rows = np.repeat(c, graph.degrees)
+    conflicts = int(np.count_nonzero((rows == c[graph.indices]) & (rows >= 0))) // 2
+    colored = c[c >= 0]
+    distinct = int(np.unique(colored).size)
+    return conflicts, int(c.size - colored.size), distinct, int(colored.max(initial=-1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 200).flatmap(lambda n: st.tuples(
+        st.just(n),
+        st.integers(0, 8 * n),
+        st.integers(0, 2**32 - 1),
+        st.sampled_from([np.int32, np.int64, np.int16]),
+        st.sampled_from([3, 64, 2**40]),
+    ))
+)  # fmt: skip
+def test_numba_validator_equals_numpy(case):
+    """Random graphs and colorings: few colors (many conflicts), many, sparse huge ids (the
+    np.unique path of the distinct count), uncolored vertices, several dtypes."""
+    n, entries, seed, dtype, top = case
+    rng = np.random.default_rng(seed)
+    g = from_edges(n, rng.integers(0, n, entries), rng.integers(0, n, entries))
+    high = min(top, np.iinfo(dtype).max)
+    colors = rng.integers(-1, high, n, endpoint=True).astype(dtype)
+    result = validate(g, colors)
+    expected = _numpy_validation(g, colors)
+    assert (result.conflicts, result.uncolored, result.colors, result.max_color) == expected

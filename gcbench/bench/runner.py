@@ -218,12 +218,12 @@ def prefetch(specs: Iterable[str]) -> list[str]:
     starts (issue 7: suites fetch with ``gcbench fetch``'s code, and no download bar competes
     with the progress display). Returns a note per failure; the worker then falls back to the
     graph's stand-in, or records the failure."""
-    from gcbench.fetch import fetch_all, is_remote
+    from gcbench.fetch import failure_lines, fetch_all, is_remote
 
     remote = [spec for spec in dict.fromkeys(specs) if is_remote(spec)]
     if not remote:
         return []
-    return [f"{r.spec}: {r.error}" for r in fetch_all(remote) if r.status == "failed"]
+    return failure_lines(fetch_all(remote))
 
 
 def _results_path(name: str, out: str | Path | None, resume: str | Path | None) -> Path:

@@ -2,7 +2,9 @@
 
 SuiteSparse names are checked against the catalogue before anything is downloaded, so a typo
 is an error naming the closest entries rather than a bare HTTP 404. When no catalogue can be
-had (a mirror without ``files/ssstats.csv``, say) the download itself decides.
+had (a mirror without ``files/ssstats.csv``, say) the download itself decides. Once a host
+cannot be reached at all, the batch's other graphs on that host fail with the same cause
+without asking it again (no network: one wait, not one per graph).
 """
 
 from __future__ import annotations
@@ -12,14 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gcbench.errors import FetchError, GcbenchError
-from gcbench.fetch import catalogue
+from gcbench.fetch import catalogue, http
 from gcbench.fetch.load import load_remote
 from gcbench.fetch.remote import is_remote, resolve, split_ss
 
 
 @dataclass(frozen=True)
 class Fetched:
-    """The outcome for one spec: ``status`` is ``downloaded``, ``cached`` or ``failed``."""
+    """The outcome for one spec: ``status`` is ``downloaded``, ``cached`` or ``failed``;
+    ``error`` names the spec, ``cause`` is the same without it (equal for one cause)."""
 
     spec: str
     status: str
@@ -28,6 +31,7 @@ class Fetched:
     n: int | None = None
     m: int | None = None
     error: str = ""
+    cause: str = ""
 
 
 def fetch_all(
@@ -47,15 +51,23 @@ def fetch_all(
 
         data_dir = default_data_dir()
     results = []
+    unreachable: dict[str, FetchError] = {}
     for spec in dict.fromkeys(specs):
-        result = _fetch_one(spec, Path(data_dir), force, progress)
+        result = _fetch_one(spec, Path(data_dir), force, progress, unreachable)
         results.append(result)
         if on_result is not None:
             on_result(result)
     return results
 
 
-def _fetch_one(spec: str, data_dir: Path, force: bool, progress: bool | None) -> Fetched:
+def _fetch_one(
+    spec: str,
+    data_dir: Path,
+    force: bool,
+    progress: bool | None,
+    unreachable: dict[str, FetchError],
+) -> Fetched:
+    """Fetch ``spec``; a host that could not be reached is added to ``unreachable``."""
     from gcbench.formats import npz
 
     try:
@@ -63,12 +75,34 @@ def _fetch_one(spec: str, data_dir: Path, force: bool, progress: bool | None) ->
         cached = None if force else npz.load_cache(remote.cache, spec=spec)
         if cached is not None:
             return Fetched(spec, "cached", remote.cache, cached.source, cached.n, cached.m)
+        down = unreachable.get(http.host_of(remote.url))
+        if down is not None:
+            raise down.for_graph(spec)
         if spec.startswith("ss:"):
             _check_catalogue(spec, data_dir, force)
         graph = load_remote(spec, data_dir=data_dir, offline=False, refresh=True, progress=progress)
+    except FetchError as exc:
+        if exc.host is not None:
+            unreachable[exc.host] = FetchError(exc.cause, host=exc.host)
+        return Fetched(spec, "failed", error=str(exc.for_graph(spec)), cause=exc.cause)
     except GcbenchError as exc:
-        return Fetched(spec, "failed", error=str(exc))
+        return Fetched(spec, "failed", error=str(exc), cause=str(exc))
     return Fetched(spec, "downloaded", remote.cache, remote.url, graph.n, graph.m)
+
+
+def failure_lines(results: Iterable[Fetched]) -> list[str]:
+    """One line per cause of failure: the whole error when it hit one graph, else the cause
+    and the graphs it hit (a batch without network says so once, not once per graph)."""
+    by_cause: dict[str, list[Fetched]] = {}
+    for r in results:
+        if r.status == "failed":
+            by_cause.setdefault(r.cause, []).append(r)
+    return [
+        hit[0].error
+        if len(hit) == 1
+        else f"{cause} ({len(hit)} graphs: {', '.join(r.spec for r in hit)})"
+        for cause, hit in by_cause.items()
+    ]
 
 
 def _check_catalogue(spec: str, data_dir: Path, refresh: bool) -> None:

@@ -12,6 +12,7 @@ isBinary, isND, posdef, pattern_symmetry, numerical_symmetry, kind[, pattern_ent
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import threading
 from dataclasses import dataclass
@@ -75,7 +76,11 @@ def _via_csv(data_dir: Path, refresh: bool) -> list[Matrix]:
     url = f"{base_url('ss')}/files/ssstats.csv"
     if refresh or not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        http.download(url, path, progress=False)
+        try:
+            http.download(url, path, progress=False)
+        finally:
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()  # only when empty: leave nothing behind on failure
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     matrices = parse_ssstats(lines)
     if not matrices:

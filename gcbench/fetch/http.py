@@ -57,8 +57,9 @@ def host_of(url: str) -> str:
 def unreachable(url: str, reason: object) -> FetchError:
     """The one-line error for a network that cannot be reached (DESIGN §8)."""
     return FetchError(
-        f"cannot reach {host_of(url)} ({_reason_text(reason)}); use a local path or a gen: spec, "
-        "or --offline to run stand-ins"
+        f"cannot reach {host_of(url)} ({_reason_text(reason)}); check the network connection, "
+        "or use a local path or a gen: spec",
+        host=host_of(url),
     )
 
 

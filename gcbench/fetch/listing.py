@@ -48,14 +48,15 @@ def cached_graphs(data_dir: Path | None = None) -> list[CachedGraph]:
 
 def _describe(path: Path) -> CachedGraph | None:
     from gcbench.formats import FORMAT_VERSION
+    from gcbench.formats.npz import stored_length
 
     try:
         with zipfile.ZipFile(path) as zf:
             names = set(zf.namelist())
             if not {"spec.npy", "source.npy", "indptr.npy", "indices.npy"} <= names:
                 return None
-            rows = _length(zf, "indptr.npy") - 1
-            entries = _length(zf, "indices.npy")
+            rows = stored_length(zf, "indptr.npy") - 1
+            entries = stored_length(zf, "indices.npy")
         with np.load(path, allow_pickle=False) as npz:
             spec, source = str(npz["spec"]), str(npz["source"])
             version = int(npz["format_version"]) if "format_version" in npz.files else None
@@ -64,16 +65,3 @@ def _describe(path: Path) -> CachedGraph | None:
     return CachedGraph(
         spec, rows, entries // 2, path.stat().st_size, source, path, version != FORMAT_VERSION
     )
-
-
-def _length(zf: zipfile.ZipFile, member: str) -> int:
-    """The length of a 1-d array stored in an npz, from its .npy header alone."""
-    with zf.open(member) as f:
-        major, _ = np.lib.format.read_magic(f)
-        read_header = (
-            np.lib.format.read_array_header_1_0
-            if major == 1
-            else np.lib.format.read_array_header_2_0
-        )
-        shape, _, _ = read_header(f)
-    return int(shape[0]) if shape else 0

@@ -6,7 +6,7 @@ import contextlib
 import tempfile
 from pathlib import Path
 
-from gcbench.errors import FetchError, InputError
+from gcbench.errors import FetchError, GraphTooLargeError, InputError, InsufficientMemoryError
 from gcbench.fetch import extract, http
 from gcbench.fetch.remote import Remote, resolve
 from gcbench.graph import Graph
@@ -25,7 +25,8 @@ def load_remote(
     ``refresh`` downloads again even when cached (the old cache file stays until the new one
     is complete). ``offline`` never touches the network: an uncached spec is a
     :class:`FetchError`. ``progress``: a download bar on stderr (None: when it is a terminal).
-    The graph's name is ``spec`` and its source the URL it came from.
+    The graph's name is ``spec`` and its source the URL it came from. Every FetchError names
+    ``spec``; a cache that cannot be written is one too.
     """
     from gcbench.formats import npz
 
@@ -36,12 +37,22 @@ def load_remote(
             return graph
     if offline:
         raise FetchError(
-            f"{spec} is not in the cache ({remote.cache}) and --offline forbids downloading it; "
-            f"run gcbench fetch {spec} where {http.host_of(remote.url)} is reachable, "
+            f"{spec} is not in the cache ({remote.cache}) and offline mode forbids downloading "
+            f"it; run gcbench fetch {spec} where {http.host_of(remote.url)} is reachable, "
             "or use a local path or a gen: spec"
         )
     _check_readable(remote)
-    return _download(remote, Path(data_dir), progress)
+    try:
+        return _download(remote, Path(data_dir), progress)
+    except FetchError as exc:
+        raise exc.for_graph(spec) from None
+    except InsufficientMemoryError as exc:
+        raise InsufficientMemoryError(f"{spec}: {exc}") from None
+    except OSError as exc:  # the cache directory, not the network (http turns those into errors)
+        raise FetchError(
+            f"{spec}: cannot write to the data cache {data_dir} "
+            f"({exc.strerror or exc}); free some space or set GCBENCH_DATA to another directory"
+        ) from None
 
 
 def _check_readable(remote: Remote) -> None:
@@ -75,7 +86,7 @@ def _download(remote: Remote, data_dir: Path, progress: bool | None) -> Graph:
                 download.unlink()
             try:
                 graph = read_graph(path, name=remote.spec)
-            except InputError as exc:
+            except (InputError, GraphTooLargeError) as exc:
                 raise FetchError(f"downloaded {remote.url} but cannot read it: {exc}") from None
             graph = graph.with_name(remote.spec, source=remote.url)
             remote.cache.parent.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from gcbench import memory
 from gcbench.errors import InputError
 from gcbench.formats.dimacs import read_dimacs, write_dimacs
 from gcbench.formats.edgelist import read_csv_edgelist, read_edgelist, write_edgelist
@@ -61,7 +62,8 @@ def read_graph(path: Path | str, *, name: str | None = None) -> Graph:
     if not path.is_file():
         raise InputError(f"graph file {path} is not a file; give the path of the file itself")
     stem = path.name[: len(path.name) - len(suffix)]
-    return _READERS[suffix](path, name=name or stem)
+    with memory.guard(f"reading graph file {path}"):
+        return _READERS[suffix](path, name=name or stem)
 
 
 def _suffix(path: Path) -> str:

@@ -1,4 +1,5 @@
-"""File plumbing shared by the readers and writers: gzip by extension, error translation."""
+"""File plumbing shared by the readers and writers: gzip by extension, error translation, and
+the readers' checks of a declared size against int32 vertex ids and the memory budget."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from typing import IO
 
 import numpy as np
 
-from gcbench.errors import InputError
+from gcbench import memory
+from gcbench.errors import GraphTooLargeError, InputError
+from gcbench.graph import INT32_LIMIT
 
 # Pairs formatted per write call: bounds the text held in memory while writing.
 _WRITE_BATCH = 1 << 20
@@ -42,6 +45,17 @@ def read_errors(path: Path) -> Iterator[None]:
         raise InputError(f"cannot read graph file {path}: {exc.strerror or exc}") from exc
 
 
+def text_size(path: Path) -> int:
+    """Bytes of ``path`` once decompressed, for projecting its edge count: the file size, or
+    for gzip the size its trailer records (modulo 2^32, so at least the compressed size)."""
+    size = path.stat().st_size
+    if not is_gzip(path) or size < 18:
+        return size
+    with open(path, "rb") as handle:
+        handle.seek(-4, 2)
+        return max(size, int.from_bytes(handle.read(4), "little"))
+
+
 def is_empty(path: Path) -> bool:
     """True when ``path`` holds no bytes once decompressed."""
     with read_errors(path), open_binary(path) as handle:
@@ -67,3 +81,20 @@ def write_pairs(handle: IO[bytes], first: np.ndarray, second: np.ndarray, prefix
         stop = min(start + _WRITE_BATCH, first.size)
         pairs = np.column_stack((first[start:stop], second[start:stop])).ravel().tolist()
         handle.write(((line * (stop - start)) % tuple(pairs)).encode("ascii"))
+
+
+def check_vertices(path: Path, n: int) -> None:
+    """Refuse a declared vertex count that int32 vertex ids cannot number (DESIGN §2)."""
+    if n > INT32_LIMIT:
+        raise GraphTooLargeError(
+            f"graph file {path} declares {n} vertices; gcbench numbers vertices with int32 ids "
+            f"(at most {INT32_LIMIT})"
+        )
+
+
+def require_for_edges(path: Path, n: int, ids: np.ndarray) -> None:
+    """Budget check before :func:`gcbench.graph.from_edges` builds the CSR of the pairs whose
+    ids the reader holds in ``ids`` (first ids, then second ids)."""
+    memory.require(
+        ids.nbytes + memory.build_bytes(n, ids.size // 2), f"graph file {path}", held=ids.nbytes
+    )

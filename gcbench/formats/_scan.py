@@ -1,21 +1,29 @@
 """A numba scanner for line-oriented integer pair files (SNAP edge lists, DIMACS ``e`` lines).
 
 The file is read in blocks cut at line boundaries, so memory is the id arrays plus one block,
-and every failure is reported with its 1-based line number.
+and every failure is reported with its 1-based line number. After each block the caller's
+``check`` sees how many pairs and bytes were read so far, to stop before the arrays outgrow
+the memory budget.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 import numba
 import numpy as np
 
-from gcbench.errors import InputError
+from gcbench.errors import InputError, excerpt
 from gcbench.formats._io import read_errors
 
-_BLOCK = 1 << 26  # bytes per block
+BLOCK = 1 << 24  # bytes per block
+# What one block costs at most: the block, the carried partial line, their concatenation, and
+# two int64 arrays sized for the most pairs it can hold (a pair line takes >= 4 bytes).
+BLOCK_BYTES = 3 * BLOCK + 2 * 8 * (BLOCK // 4 + 2)
+# Bytes per pair while scanning: the per-block id arrays, then their concatenation.
+SCAN_BYTES_PER_PAIR = 32
 
 _OK, _NOT_INTEGER, _MISSING, _OVERFLOW, _UNEXPECTED = range(5)
 _PROBLEMS = {
@@ -101,11 +109,14 @@ def scan_pairs(
     tag: str | None = None,
     lines_before: int = 0,
     unexpected: str = "unexpected line",
-) -> tuple[np.ndarray, np.ndarray]:
-    """Read every pair from ``handle`` to its end as two int64 arrays, in file order.
+    check: Callable[[int, int], None] | None = None,
+) -> np.ndarray:
+    """Read every pair from ``handle`` to its end: one int64 array of the first ids of all
+    pairs, then the second ids, in file order.
 
     ``lines_before`` is how many lines of the file were consumed already (for line numbers);
-    ``unexpected`` describes a line that does not start with ``tag``.
+    ``unexpected`` describes a line that does not start with ``tag``; ``check(pairs, bytes)``
+    is called after each block with the pairs and (decompressed) bytes read so far.
     """
     tag_byte = ord(tag) if tag else -1
     comment_bytes = np.frombuffer(comments, dtype=np.uint8)
@@ -113,9 +124,10 @@ def scan_pairs(
     seconds: list[np.ndarray] = []
     carry = b""
     done = False
+    pairs = consumed = 0
     while not done:
         with read_errors(path):
-            block = handle.read(_BLOCK)
+            block = handle.read(BLOCK)
         if block:
             data = carry + block
             cut = data.rfind(b"\n") + 1
@@ -124,26 +136,30 @@ def scan_pairs(
             data, done = carry, True
         buf = np.frombuffer(data, dtype=np.uint8)
         newlines = int(np.count_nonzero(buf == 10))
-        first = np.empty(newlines + 1, dtype=np.int64)
-        second = np.empty(newlines + 1, dtype=np.int64)
+        most = min(newlines + 1, buf.size // 4 + 2)
+        first = np.empty(most, dtype=np.int64)
+        second = np.empty(most, dtype=np.int64)
         count, bad, problem = _scan_block(buf, tag_byte, comment_bytes, first, second)
         if bad >= 0:
             what = unexpected if problem == _UNEXPECTED else _PROBLEMS[problem]
-            text = _line_text(buf, bad)
             raise InputError(
-                f"graph file {path} line {lines_before + bad + 1}: {what} in {text!r}; "
-                "fix the file or convert it to a supported format"
+                f"graph file {path} line {lines_before + bad + 1}: {what} in "
+                f"{excerpt(_line_bytes(buf, bad))}; fix the file or convert it to a supported "
+                "format"
             )
-        firsts.append(first[:count])
-        seconds.append(second[:count])
+        firsts.append(first[:count].copy() if 2 * count < most else first[:count])
+        seconds.append(second[:count].copy() if 2 * count < most else second[:count])
         lines_before += newlines
-    return np.concatenate(firsts), np.concatenate(seconds)
+        pairs += count
+        consumed += len(data)
+        if check is not None:
+            check(pairs, consumed)
+    return np.concatenate(firsts + seconds)
 
 
-def _line_text(buf: np.ndarray, line: int, limit: int = 60) -> str:
-    """The ``line``-th (0-based) line of ``buf``, shortened for an error message."""
+def _line_bytes(buf: np.ndarray, line: int) -> bytes:
+    """The ``line``-th (0-based) line of ``buf``."""
     ends = np.flatnonzero(buf == 10)
     start = int(ends[line - 1]) + 1 if line else 0
     end = int(ends[line]) if line < ends.size else buf.size
-    text = buf[start:end].tobytes().decode("utf-8", "replace").strip()
-    return text if len(text) <= limit else text[:limit] + "..."
+    return buf[start:end].tobytes()

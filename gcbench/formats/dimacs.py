@@ -7,9 +7,17 @@ from typing import IO
 
 import numpy as np
 
-from gcbench.errors import InputError
-from gcbench.formats._io import open_binary, open_writer, read_errors, write_pairs
-from gcbench.formats._scan import scan_pairs
+from gcbench import memory
+from gcbench.errors import InputError, excerpt
+from gcbench.formats._io import (
+    check_vertices,
+    open_binary,
+    open_writer,
+    read_errors,
+    require_for_edges,
+    write_pairs,
+)
+from gcbench.formats._scan import BLOCK_BYTES, SCAN_BYTES_PER_PAIR, scan_pairs
 from gcbench.graph import Graph, from_edges
 
 _FORMATS = ("edge", "edges", "col")
@@ -23,27 +31,48 @@ def read_dimacs(path: Path, *, name: str) -> Graph:
     """
     with open_binary(path) as handle:
         n, m, lines = _read_problem_line(handle, path)
-        first, second = scan_pairs(
+        check_vertices(path, n)
+        what = f"graph file {path}"
+        memory.require(SCAN_BYTES_PER_PAIR * m + BLOCK_BYTES, what)
+
+        def check(pairs: int, _: int) -> None:  # more e lines than declared: count them all
+            memory.require(SCAN_BYTES_PER_PAIR * pairs + BLOCK_BYTES, what)
+
+        ids = scan_pairs(
             handle,
             path,
             comments=b"cn",
             tag="e",
             lines_before=lines,
             unexpected="expected an 'e u v' edge line",
+            check=check,
         )
-    if first.size != m:
+    if ids.size != 2 * m:
         raise InputError(
-            f"graph file {path}: the p line declares {m} edges but the file has {first.size} "
-            "e lines; fix the count in the p line"
+            f"graph file {path}: the p line declares {m} edges but the file has "
+            f"{ids.size // 2} e lines; fix the count in the p line"
         )
-    bad = np.flatnonzero((first < 1) | (first > n) | (second < 1) | (second > n))
-    if bad.size:
-        k = int(bad[0])
+    k = _first_outside(ids, n)
+    if k >= 0:
         raise InputError(
-            f"graph file {path}: edge {k + 1} (e {first[k]} {second[k]}) names a vertex outside "
+            f"graph file {path}: edge {k + 1} (e {ids[k]} {ids[m + k]}) names a vertex outside "
             f"1..{n}; fix the edge or the p line"
         )
-    return from_edges(n, first - 1, second - 1, name=name, source=str(path), directed_input=False)
+    ids -= 1
+    require_for_edges(path, n, ids)
+    return from_edges(n, ids[:m], ids[m:], name=name, source=str(path), directed_input=False)
+
+
+def _first_outside(ids: np.ndarray, n: int) -> int:
+    """The first edge k (pair ids[k], ids[m + k]) naming a vertex outside 1..n, or -1; in
+    chunks, so no temporary is as large as the ids."""
+    m, step = ids.size // 2, 1 << 20
+    for start in range(0, m, step):
+        first, second = ids[start : min(start + step, m)], ids[m + start : m + start + step]
+        bad = np.flatnonzero((first < 1) | (first > n) | (second < 1) | (second > n))
+        if bad.size:
+            return start + int(bad[0])
+    return -1
 
 
 def _read_problem_line(handle: IO[bytes], path: Path) -> tuple[int, int, int]:
@@ -65,7 +94,7 @@ def _read_problem_line(handle: IO[bytes], path: Path) -> tuple[int, int, int]:
         where = f"graph file {path} line {lines}"
         if tokens[0] == "e":
             raise InputError(f"{where}: an e line comes before the 'p edge N M' line; add one")
-        raise InputError(f"{where}: expected 'p edge N M' with N, M >= 0, got {text[:60]!r}")
+        raise InputError(f"{where}: expected 'p edge N M' with N, M >= 0, got {excerpt(raw)}")
 
 
 def write_dimacs(graph: Graph, path: Path | str) -> None:

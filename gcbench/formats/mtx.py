@@ -8,8 +8,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO
 
-from gcbench.errors import InputError
+from gcbench import memory
+from gcbench.errors import InputError, excerpt
 from gcbench.formats._io import (
+    check_vertices,
     is_empty,
     is_gzip,
     open_binary,
@@ -18,6 +20,11 @@ from gcbench.formats._io import (
     write_pairs,
 )
 from gcbench.graph import Graph, from_edges
+
+# What fast_matrix_market allocates per stored entry: int32 row and column indices (int64
+# from 2^31 rows, which gcbench refuses anyway) and the value, which gcbench then drops.
+MTX_INDEX_BYTES = 8
+MTX_VALUE_BYTES = {"complex": 16}  # every other field: 8 (pattern is read as float64)
 
 
 def read_mtx(path: Path, *, name: str) -> Graph:
@@ -42,6 +49,11 @@ def read_mtx(path: Path, *, name: str) -> Graph:
                 f"graph file {path} holds a {header.nrows}x{header.ncols} matrix; "
                 "an adjacency matrix must be square"
             )
+        check_vertices(path, header.nrows)
+        entries = header.nnz
+        values = MTX_VALUE_BYTES.get(header.field, 8) * entries
+        build = memory.build_bytes(header.nrows, entries)
+        memory.require(MTX_INDEX_BYTES * entries + max(values, build), f"graph file {path}")
         with _fmm_source(path) as source:
             (_, (rows, cols)), _ = fmm.read_coo(source, generalize_symmetry=False)
     return from_edges(
@@ -93,7 +105,7 @@ def _fmm_errors(path: Path) -> Iterator[None]:
         except ValueError as exc:
             if is_empty(path):
                 raise InputError(f"graph file {path} is empty; download or copy it again") from exc
-            detail = " ".join(str(exc).split())
+            detail = excerpt(" ".join(str(exc).split()), 120)
             raise InputError(
                 f"graph file {path} is not valid Matrix Market ({detail}); "
                 "fix the file or download it again"

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from gcbench import memory
 from gcbench.errors import InputError
+from gcbench.formats._io import check_vertices
 from gcbench.graph import Graph, Normalisation, from_trusted_csr
 
 FORMAT_VERSION = 1
@@ -69,6 +71,7 @@ def read_cache(path: Path, *, spec: str | None = None, name: str | None = None) 
     """
     try:
         with np.load(path, allow_pickle=False) as npz:
+            _require(path, npz.zip)
             missing = [key for key in _KEYS if key not in npz.files]
             if missing:
                 raise InputError(
@@ -99,6 +102,31 @@ def read_cache(path: Path, *, spec: str | None = None, name: str | None = None) 
     return from_trusted_csr(
         indptr, indices, name=stored_name, source=source, normalisation=normalisation
     )
+
+
+def _require(path: Path, archive: zipfile.ZipFile) -> None:
+    """Budget check from the array headers, before the arrays are read: indptr (int64) and
+    indices (int32) themselves, and the checks' temporaries (np.diff of indptr, masks)."""
+    names = set(archive.namelist())
+    if not {"indptr.npy", "indices.npy"} <= names:
+        return  # not a gcbench cache: refused below, with the reason
+    n = stored_length(archive, "indptr.npy") - 1
+    check_vertices(path, n)
+    entries = stored_length(archive, "indices.npy")
+    memory.require(17 * (n + 1) + 4 * entries + memory.HEADROOM, f"graph file {path}")
+
+
+def stored_length(archive: zipfile.ZipFile, member: str) -> int:
+    """The length of a 1-d array stored in an npz, from its .npy header alone."""
+    with archive.open(member) as f:
+        major, _ = np.lib.format.read_magic(f)
+        read_header = (
+            np.lib.format.read_array_header_1_0
+            if major == 1
+            else np.lib.format.read_array_header_2_0
+        )
+        shape, _, _ = read_header(f)
+    return int(shape[0]) if shape else 0
 
 
 def _check_arrays(path: Path, indptr: np.ndarray, indices: np.ndarray) -> None:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+
+from gcbench.fetch import suite_specs
 
 
 def gcbench(*args: str) -> subprocess.CompletedProcess:
@@ -69,3 +72,26 @@ def test_fetch_needs_specs_and_list_graphs_says_when_empty(data_dir):
     assert done.returncode == 2 and "give graph specs" in done.stderr
     empty = gcbench("list", "graphs")
     assert empty.returncode == 0 and empty.stdout.startswith("no cached graphs in")
+
+
+def test_a_suite_without_network_reports_the_cause_once(run_limited, monkeypatch):
+    """seed-ecl's 13 remote graphs against a closed port: one error line with the cause and
+    every graph it hit, exit 1 (fetch's code for graphs that could not be fetched)."""
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    closed = f"http://127.0.0.1:{port}"
+    env = {"GCBENCH_SUITESPARSE_URL": closed, "GCBENCH_SNAP_URL": closed + "/snap"}
+    done = run_limited("fetch", "--suite", "seed-ecl", env=env)
+    assert done.returncode == 1, done.stderr
+    assert done.seconds < 10
+    assert done.stdout == ""
+    specs = suite_specs("seed-ecl")
+    assert len(specs) == 13
+    error, total = done.stderr.splitlines()
+    assert error == (
+        f"error: cannot reach 127.0.0.1:{port} (connection refused); check the network "
+        f"connection, or use a local path or a gen: spec (13 graphs: {', '.join(specs)})"
+    )
+    assert total == "13 of 13 graphs could not be fetched"
+    assert run_limited.leftovers() == []

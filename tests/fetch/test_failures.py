@@ -44,9 +44,10 @@ def test_unreachable_host_message(monkeypatch, data_dir, leftovers):
     with pytest.raises(FetchError) as info:
         load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
     assert one_line(info) == (
-        f"cannot reach 127.0.0.1:{port} (connection refused); use a local path or a gen: spec, "
-        "or --offline to run stand-ins"
+        f"ss:Test/tiny: cannot reach 127.0.0.1:{port} (connection refused); check the network "
+        "connection, or use a local path or a gen: spec"
     )
+    assert "--" not in one_line(info)  # names no option: info, color and run share it
     assert leftovers(data_dir) == []
 
 

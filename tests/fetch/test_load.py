@@ -76,7 +76,7 @@ def test_refresh_downloads_again(server, make, data_dir):
 
 
 def test_offline_without_cache_makes_no_request(server, data_dir, leftovers):
-    with pytest.raises(FetchError, match=r"not in the cache .* --offline") as info:
+    with pytest.raises(FetchError, match=r"not in the cache .* offline mode forbids") as info:
         load_remote("ss:Test/tiny", data_dir=data_dir, offline=True)
     assert "gen: spec" in str(info.value) and "\n" not in str(info.value)
     assert server.requests == []
