@@ -32,6 +32,7 @@ COLUMNS: tuple[str, ...] = (
     "status", "error",
     "time_ms", "transfer_ms", "total_ms",
     "iterations", "colors", "max_color", "conflicts", "uncolored",
+    "gpu_index",  # the GPU of the worker that ran the row (docs/runner.md); empty on a CPU run
 )  # fmt: skip
 
 STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "oom", "unsupported")
