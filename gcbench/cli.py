@@ -178,11 +178,12 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
     from gcbench.bench.results import STATUSES
 
     options = RunOptions(
-        suite, graphs, algorithms, parse_param_options(params), block_sizes, reps, warmup,
-        timeout, device, out, resume, trace, offline, progress=not quiet, gpus=gpus,
+        suite=suite, graphs=graphs, algorithms=algorithms, params=parse_param_options(params),
+        block_sizes=block_sizes, reps=reps, warmup=warmup, timeout=timeout, device=device,
+        out=out, resume=resume, trace=trace, offline=offline, progress=not quiet, gpus=gpus,
         cluster=cluster, shard=shard,
     )  # fmt: skip
-    choice = runner.choose_device(device)
+    choice = runner.choose_device(device, remote=options.remote_cluster)
     click.echo(choice.message)
     summary = runner.run(options, choice=choice)
     if not summary.notes_shown:

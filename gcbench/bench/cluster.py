@@ -19,7 +19,7 @@ imported only here and only when ``--cluster`` is given.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
+import importlib
 import logging
 import multiprocessing
 import os
@@ -57,11 +57,15 @@ class Target:
 
 
 def check(address: str, gpus: Sequence[str] | None, backend: str) -> Target:
-    """The cluster ``--cluster`` names, after checking that the packages it needs exist."""
+    """The cluster ``--cluster`` names, after checking that the packages it needs import."""
     needed = ["distributed"] + (["dask_cuda"] if address == LOCAL and backend == "gpu" else [])
-    missing = [name for name in needed if importlib.util.find_spec(name) is None]
-    if missing:
-        raise GcbenchError(f"--cluster needs {missing[0].replace('_', '-')}: {EXTRA}")
+    for name in needed:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise GcbenchError(
+                f"--cluster needs {name.replace('_', '-')}, which does not import ({exc}): {EXTRA}"
+            ) from None
     if address == LOCAL:
         return Target(None, gpus)
     if gpus is not None:
@@ -193,13 +197,11 @@ class _Graph:
 
 
 def run_cluster(
-    sink: Sink, works: Sequence[GraphWork], settings: Settings, target: Target, backend: str
+    client: Any, sink: Sink, works: Sequence[GraphWork], settings: Settings, backend: str
 ) -> None:
-    """Run ``works`` as Dask tasks (largest first) and record their rows through ``sink``;
-    returns when every graph is settled; Interrupted when the run is interrupted."""
-    if not works:
-        return
-    with _client(target, backend) as client:
+    """Run ``works`` as tasks of ``client``'s cluster (largest first) and record their rows
+    through ``sink``; returns when every graph is settled; Interrupted when interrupted."""
+    if works:
         _Client(client, sink, works, settings, backend).run()
 
 
@@ -311,7 +313,7 @@ class _Client:
 
 
 @contextmanager
-def _client(target: Target, backend: str) -> Iterator[Any]:
+def connect(target: Target, backend: str) -> Iterator[Any]:
     """A distributed Client of the target cluster (a local one started and closed here)."""
     from distributed import Client
 

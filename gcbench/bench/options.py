@@ -42,3 +42,8 @@ class RunOptions:
     gpus: str | Sequence[int | str] | None = None
     cluster: str | None = None
     shard: str | tuple[int, int] | None = None
+
+    @property
+    def remote_cluster(self) -> bool:
+        """Whether the cases run on a cluster's machines rather than this one's GPUs."""
+        return self.cluster is not None and self.cluster != "local"

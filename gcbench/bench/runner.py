@@ -19,7 +19,7 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from itertools import groupby
@@ -114,12 +114,16 @@ def probe_gpu() -> tuple[bool, str]:
     return False, lines[-1] if lines else f"the GPU probe exited with code {done.returncode}"
 
 
-def choose_device(device: str = "auto") -> DeviceChoice:
-    """Resolve ``gpu|cpu|auto`` to a backend, with a one-line message saying which and why."""
+def choose_device(device: str = "auto", *, remote: bool = False) -> DeviceChoice:
+    """Resolve ``gpu|cpu|auto`` to a backend, with a one-line message saying which and why.
+    With ``remote`` (the cases run on a cluster's machines) ``gpu`` is taken as given: this
+    machine need not have one."""
     if device == "cpu":
         return DeviceChoice("cpu", "running the CPU algorithms (--device cpu)")
     if device not in ("gpu", "auto"):
         raise SpecError(f"--device {device!r}: choose gpu, cpu or auto")
+    if device == "gpu" and remote:
+        return DeviceChoice("gpu", "running on the cluster's GPUs (--device gpu)")
     usable, detail = probe_gpu()
     if usable:
         return DeviceChoice("gpu", f"running on the GPU ({detail})")
@@ -181,13 +185,27 @@ def run(
     sizes = None if block_sizes is None else parse_block_sizes(
         block_sizes if isinstance(block_sizes, str) else list(block_sizes))  # fmt: skip
     shard = None if opts.shard is None else parse_shard(opts.shard)
-    choice = choice or choose_device(opts.device)
+    choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
     cases = expand(the_suite, backend=choice.backend, block_sizes=sizes, param_axes=axes)
     notes = []
     if shard is not None:
         cases, note = select(cases, shard)
         notes.append(note)
-    engine = _engine(opts, choice.backend, notes)
+    with ExitStack() as stack:  # a cluster is reached before the results file is created
+        engine = _engine(opts, choice.backend, notes, stack)
+        return _record(opts, the_suite, shard, choice, cases, notes, engine)
+
+
+def _record(
+    opts: RunOptions,
+    the_suite: Suite,
+    shard: tuple[int, int] | None,
+    choice: DeviceChoice,
+    cases: list[Case],
+    notes: list[str],
+    engine: Engine,
+) -> RunSummary:
+    """Open the results (and trace) file, run the cases with ``engine``, close the files."""
     name = the_suite.name if shard is None else f"{the_suite.name}-shard{shard[0]}of{shard[1]}"
     path = _results_path(name, opts.out, opts.resume)
     results = ResultsFile(path, resume=opts.resume is not None)
@@ -220,18 +238,20 @@ def run(
 Engine = Callable[["_Session", list[GraphWork], Settings], None]
 
 
-def _engine(opts: RunOptions, backend: str, notes: list[str]) -> Engine:
+def _engine(opts: RunOptions, backend: str, notes: list[str], stack: ExitStack) -> Engine:
     """How the graphs run: a Dask cluster, one worker per listed GPU, or one at a time; checked
-    (and the cluster packages looked for) before any file is opened."""
+    (and a cluster reached or started, closed by ``stack``) before any file is opened."""
     gpus = None if opts.gpus is None else resolve_gpus(opts.gpus, backend)
     if gpus is not None and len(gpus) > 1 and backend == "cpu":
         notes.append(f"{len(gpus)} CPU workers run side by side; their times can interfere")
     if opts.cluster is not None:
         from gcbench.bench import cluster
 
-        target = cluster.check(opts.cluster, gpus, backend)
+        client = stack.enter_context(
+            cluster.connect(cluster.check(opts.cluster, gpus, backend), backend)
+        )
         return lambda session, works, settings: cluster.run_cluster(
-            session, works, settings, target, backend
+            client, session, works, settings, backend
         )
     if gpus is not None:
         return lambda session, works, settings: run_pool(
