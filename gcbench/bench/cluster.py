@@ -18,6 +18,7 @@ imported only here and only when ``--cluster`` is given.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import logging
@@ -243,13 +244,20 @@ class _Client:
                             self._fail(graph, self._failure(graph))
                 if not busy:
                     time.sleep(POLL_S)
-        except BaseException:
-            self.stop.set()
-            self.client.cancel([g.future for g in self.graphs])
-            raise
+        finally:
+            if not all(g.settled for g in self.graphs):  # interrupted, or the scheduler lost
+                with contextlib.suppress(Exception):
+                    self.stop.set()
+                    self.client.cancel([g.future for g in self.graphs])
 
     def _drain(self) -> bool:
-        messages = self.queue.get(batch=True)
+        try:
+            messages = self.queue.get(batch=True)
+        except (OSError, TimeoutError) as exc:  # distributed's CommClosedError is an OSError
+            raise GcbenchError(
+                f"lost the Dask scheduler ({type(exc).__name__}: {exc}); the rows written so far "
+                "are kept: rerun the same command with --resume FILE to finish"
+            ) from None
         for message in messages:
             self._handle(*message)
         return bool(messages)

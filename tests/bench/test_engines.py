@@ -10,6 +10,7 @@ needs a second worker.
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 
@@ -160,21 +161,44 @@ def test_merge_refuses_overlaps_mixed_schemas_and_cut_lines(plain, tmp_path):
         merge([a, b], tmp_path / "out.csv")
 
 
-def test_gpus_pool_stops_on_sigint_and_resume_finishes(bench_env, tmp_path):
-    from test_cli_run import REPS, SLOW, gcbench, start, wait_for_rows  # on sys.path: bench_env
+def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tmp_path):
+    """Ctrl-C exits 130 with whole rows; SIGKILL takes every slot's worker with the parent;
+    --resume finishes the file without duplicates (as for a plain run, test_cli_run)."""
+    from test_cli_run import REPS, SLOW, children, gcbench, start  # on sys.path: bench_env
 
     out = tmp_path / "r.csv"
     args = [*SLOW, "--graph", "gen:cycle?n=10", "--gpus", "0,1", "--param", "seconds=0.05"]
+
+    def both_slots_write(proc, more_than: int = 0) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if out.exists() and len(out.read_text().splitlines()) > more_than + 1:
+                frame = read(out).iloc[more_than:]
+                if set(frame.gpu_index) == {"0", "1"}:
+                    return
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        raise AssertionError("the two slots did not both write rows")
+
     proc = start(bench_env, "run", *args, "--out", str(out))
-    wait_for_rows(out, 2, proc)
-    deadline = time.monotonic() + 60
-    while set(read(out).gpu_index) != {"0", "1"} and time.monotonic() < deadline:
-        time.sleep(0.05)  # until both slots have written rows
+    both_slots_write(proc)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
-    partial = read(out)
-    assert 4 <= len(partial) < 2 * REPS and set(partial.gpu_index) == {"0", "1"}
+    interrupted = len(read(out))
+    assert 2 <= interrupted < 2 * REPS
+
+    proc = start(bench_env, "run", *args, "--resume", str(out))
+    both_slots_write(proc, interrupted)
+    workers = children(proc.pid)
+    assert len(workers) >= 2
+    proc.kill()
+    proc.communicate(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{w}/stat") for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(os.path.exists(f"/proc/{w}/stat") for w in workers), "a worker outlived it"
+
     done = gcbench(bench_env, "run", *args, "--resume", str(out))
     assert done.returncode == 0, done.stderr
     frame = read(out)
