@@ -40,6 +40,7 @@ from gcbench.bench.worker import GraphInfo, one_line
 from gcbench.errors import GcbenchError, SpecError
 
 LOCAL = "local"
+LOOPBACK = "127.0.0.1"  # where a local cluster listens
 EXTRA = "pip install 'gcbench[cluster]'"
 ATTEMPTS = 2  # the first run of a graph and one retry after a lost worker
 POLL_S = 0.2  # how often the client looks for rows, finished tasks and interrupts
@@ -58,15 +59,14 @@ class Target:
 
 
 def check(address: str, gpus: Sequence[str] | None, backend: str) -> Target:
-    """The cluster ``--cluster`` names, after checking that the packages it needs import."""
-    needed = ["distributed"] + (["dask_cuda"] if address == LOCAL and backend == "gpu" else [])
-    for name in needed:
-        try:
-            importlib.import_module(name)
-        except ImportError as exc:
-            raise GcbenchError(
-                f"--cluster needs {name.replace('_', '-')}, which does not import ({exc}): {EXTRA}"
-            ) from None
+    """The cluster ``--cluster`` names (``gpus``: the GPUs or slots of a local one), after
+    checking that distributed imports."""
+    try:
+        importlib.import_module("distributed")
+    except ImportError as exc:
+        raise GcbenchError(
+            f"--cluster needs distributed, which does not import ({exc}): {EXTRA}"
+        ) from None
     if address == LOCAL:
         return Target(None, gpus)
     if gpus is not None:
@@ -341,18 +341,41 @@ def connect(target: Target, backend: str) -> Iterator[Any]:
 
 
 def _local_cluster(gpus: Sequence[str] | None, backend: str) -> Any:
-    """dask-cuda's LocalCUDACluster (one worker per GPU, each with resource GPU=1) on a GPU
-    run; a LocalCluster of single-threaded processes on a CPU run."""
-    common = {"threads_per_worker": 1, "dashboard_address": None, "silence_logs": logging.ERROR}
+    """One single-threaded Dask worker per GPU of ``gpus`` (each with resource GPU=1) on a GPU
+    run; a LocalCluster of single-threaded processes on a CPU run (one per entry of ``gpus``,
+    else half the cores)."""
+    common = {"dashboard_address": None, "silence_logs": logging.ERROR}
     if backend == "gpu":
-        from dask_cuda import LocalCUDACluster
-
-        visible = None if gpus is None else ",".join(gpus)
-        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=visible, resources={"GPU": 1}, **common)
+        assert gpus is not None  # the runner resolves "every visible GPU" for a local cluster
+        try:
+            from dask_cuda import LocalCUDACluster
+        except ImportError:
+            return _gpu_workers(gpus)
+        return LocalCUDACluster(
+            CUDA_VISIBLE_DEVICES=",".join(gpus), threads_per_worker=1, resources={"GPU": 1},
+            **common,
+        )  # fmt: skip
     from distributed import LocalCluster
 
     count = len(gpus) if gpus is not None else max(1, (os.cpu_count() or 2) // 2)
-    return LocalCluster(n_workers=count, processes=True, **common)
+    return LocalCluster(n_workers=count, threads_per_worker=1, processes=True, **common)
+
+
+def _gpu_workers(gpus: Sequence[str]) -> Any:
+    """Without dask-cuda: distributed's own nannies, one per GPU, each worker started with
+    CUDA_VISIBLE_DEVICES naming its GPU (what LocalCUDACluster does, less its CPU affinity)."""
+    from distributed import Nanny, Scheduler, SpecCluster
+
+    def worker(gpu: str) -> dict[str, Any]:
+        options = {
+            "host": LOOPBACK, "nthreads": 1, "resources": {"GPU": 1}, "dashboard": False,
+            "silence_logs": logging.ERROR, "env": {"CUDA_VISIBLE_DEVICES": gpu},
+        }  # fmt: skip
+        return {"cls": Nanny, "options": options}
+
+    workers = {f"gpu-{gpu}": worker(gpu) for gpu in gpus}
+    scheduler = {"cls": Scheduler, "options": {"host": LOOPBACK, "dashboard": False}}
+    return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=logging.ERROR)
 
 
 def _check_resources(client: Any, address: str, backend: str) -> None:

@@ -241,7 +241,9 @@ Engine = Callable[["_Session", list[GraphWork], Settings], None]
 def _engine(opts: RunOptions, backend: str, notes: list[str], stack: ExitStack) -> Engine:
     """How the graphs run: a Dask cluster, one worker per listed GPU, or one at a time; checked
     (and a cluster reached or started, closed by ``stack``) before any file is opened."""
-    gpus = None if opts.gpus is None else resolve_gpus(opts.gpus, backend)
+    local_gpus = opts.cluster == "local" and backend == "gpu"  # one Dask worker per GPU
+    wanted = "all" if opts.gpus is None and local_gpus else opts.gpus
+    gpus = None if wanted is None else resolve_gpus(wanted, backend)
     if gpus is not None and len(gpus) > 1 and backend == "cpu":
         notes.append(f"{len(gpus)} CPU workers run side by side; their times can interfere")
     if opts.cluster is not None:

@@ -57,6 +57,12 @@ def _unsupported(graph, **_) -> Coloring:
     raise UnsupportedError("test-unsupported: needs a package that is not installed")
 
 
+def _visible(graph, **_) -> Coloring:
+    """Reports the GPU pinning it sees, as an ``unsupported`` row's message."""
+    pinned = [f"{k}={os.environ.get(k)}" for k in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER")]
+    raise UnsupportedError(" ".join(pinned))
+
+
 def _kill_parent(graph, *, times: int, tag: str, **_) -> Coloring:
     """Kills the process that started this worker (a Dask worker, in the cluster tests) on its
     first ``times`` calls per ``tag``, counted in the file $GCBENCH_TEST_KILLS/<tag>; after
@@ -91,6 +97,7 @@ _spec("test-invalid", _invalid)
 _spec("test-roundcap", _roundcap)
 _spec("test-memory", _memory)
 _spec("test-unsupported", _unsupported)
+_spec("test-visible", _visible)
 _spec(
     "test-kill-parent",
     _kill_parent,

@@ -10,6 +10,7 @@ needs a second worker.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import time
@@ -23,7 +24,7 @@ from gcbench.bench.shard import split
 from gcbench.bench.suite import Case
 
 GRAPHS = ["gen:cycle?n=11", "gen:grid2d?side=12", "gen:complete?n=7"]
-ALGORITHMS = ["greedy", "test-invalid", "test-exit"]
+ALGORITHMS = ["greedy", "test-invalid", "test-visible", "test-exit"]
 KEY = ["graph", "algorithm", "params", "block_size", "rep"]
 CPU = runner.DeviceChoice("cpu", "test")
 RUN = dict(graphs=GRAPHS, algorithms=ALGORITHMS, reps=2, warmup=0, progress=False, choice=CPU)
@@ -45,8 +46,28 @@ def plain(bench_env, tmp_path_factory):
     summary = runner.run(out=out, **RUN)
     frame = read(out)
     assert summary.written == len(frame) == len(GRAPHS) * len(ALGORITHMS) * 2
-    assert set(frame.status) == {"ok", "error", "invalid"} and set(frame.gpu_index) == {""}
+    assert set(frame.status) == {"ok", "error", "invalid", "unsupported"}
+    assert set(frame.gpu_index) == {""}
+    assert pinning(frame) == {
+        (
+            "",
+            f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')} "
+            f"CUDA_DEVICE_ORDER={os.environ.get('CUDA_DEVICE_ORDER')}",
+        )
+    }
     return frame
+
+
+def pinning(frame: pd.DataFrame) -> set[tuple[str, str]]:
+    """(gpu_index, the pinning test-visible saw) of its rows."""
+    rows = frame[frame.algorithm == "test-visible"]
+    return set(zip(rows.gpu_index, rows.error, strict=True))
+
+
+def pinned_to(*gpus: str) -> set[tuple[str, str]]:
+    """What pinning() is for workers pinned to ``gpus``."""
+    order = os.environ.get("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+    return {(g, f"CUDA_VISIBLE_DEVICES={g} CUDA_DEVICE_ORDER={order}") for g in gpus}
 
 
 def test_gpus_pool_records_the_plain_rows_one_graph_per_slot(plain, tmp_path):
@@ -56,6 +77,7 @@ def test_gpus_pool_records_the_plain_rows_one_graph_per_slot(plain, tmp_path):
     assert rows(frame) == rows(plain) and summary.written == len(plain)
     assert set(frame.gpu_index) == {"0", "1"}  # both slots took graphs ...
     assert (frame.groupby("graph").gpu_index.nunique() == 1).all()  # ... whole graphs
+    assert pinning(frame) == pinned_to("0", "1")
     crashed = frame[frame.algorithm == "test-exit"]
     assert crashed.error.str.contains("worker exited with code 3").all()
     assert any("side by side" in note for note in summary.notes)
@@ -70,6 +92,27 @@ def test_local_dask_cluster_records_the_plain_rows(plain, tmp_path):
     assert summary.exit_code == 1 and not summary.interrupted
     crashed = frame[frame.algorithm == "test-exit"]  # a crash is a row, not a lost Dask worker
     assert crashed.error.str.contains("worker exited with code 3").all()
+
+
+def test_local_dask_cluster_on_gpus_pins_one_worker_per_gpu(bench_env, tmp_path):
+    """A GPU run's local cluster (distributed's own nannies when dask-cuda is absent; CPU test
+    algorithms, which a GPU run runs too): tasks need the GPU resource, and each gcbench
+    worker is pinned to its Dask worker's GPU."""
+    pytest.importorskip("distributed")
+    if importlib.util.find_spec("dask_cuda") is not None:
+        pytest.skip("dask-cuda is installed: its LocalCUDACluster needs real GPUs")
+    out = tmp_path / "r.csv"
+    summary = runner.run(
+        graphs=GRAPHS[:2], algorithms=["test-visible", "test-distinct"], reps=1, warmup=0,
+        out=out, progress=False, choice=runner.DeviceChoice("gpu", "test"), cluster="local",
+        gpus="0,1",
+    )  # fmt: skip
+    frame = read(out)
+    assert (
+        summary.written == len(frame) == 4
+        and (frame.groupby("graph").gpu_index.nunique() == 1).all()
+    )
+    assert pinning(frame) == pinned_to("0", "1")
 
 
 def test_shards_merged_equal_the_plain_run_and_cover_each_case_once(plain, tmp_path):
@@ -164,34 +207,31 @@ def test_merge_refuses_overlaps_mixed_schemas_and_cut_lines(plain, tmp_path):
 def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tmp_path):
     """Ctrl-C exits 130 with whole rows; SIGKILL takes every slot's worker with the parent;
     --resume finishes the file without duplicates (as for a plain run, test_cli_run)."""
-    from test_cli_run import REPS, SLOW, children, gcbench, start  # on sys.path: bench_env
+    from test_cli_run import SLOW, children, gcbench, start  # on sys.path: bench_env
 
-    out = tmp_path / "r.csv"
-    args = [*SLOW, "--graph", "gen:cycle?n=10", "--gpus", "0,1", "--param", "seconds=0.05"]
+    out, reps = tmp_path / "r.csv", 60  # 3 s of sleeping per graph: time to interrupt twice
+    args = [*SLOW, "--graph", "gen:cycle?n=10", "--gpus", "0,1", "--param", "seconds=0.05",
+            "--reps", str(reps)]  # fmt: skip
 
-    def both_slots_write(proc, more_than: int = 0) -> None:
+    def wait_until(proc, done) -> None:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if out.exists() and len(out.read_text().splitlines()) > more_than + 1:
-                frame = read(out).iloc[more_than:]
-                if set(frame.gpu_index) == {"0", "1"}:
-                    return
+        while not (out.exists() and done(read(out))):
             assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no rows came"
             time.sleep(0.05)
-        raise AssertionError("the two slots did not both write rows")
 
     proc = start(bench_env, "run", *args, "--out", str(out))
-    both_slots_write(proc)
+    wait_until(proc, lambda frame: set(frame.gpu_index) == {"0", "1"})  # both slots write
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
     interrupted = len(read(out))
-    assert 2 <= interrupted < 2 * REPS
+    assert 2 <= interrupted < 2 * reps
 
     proc = start(bench_env, "run", *args, "--resume", str(out))
-    both_slots_write(proc, interrupted)
+    wait_until(proc, lambda frame: len(frame) > interrupted)
     workers = children(proc.pid)
-    assert len(workers) >= 2
+    assert workers
     proc.kill()
     proc.communicate(timeout=30)
     deadline = time.monotonic() + 10
@@ -202,5 +242,5 @@ def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tm
     done = gcbench(bench_env, "run", *args, "--resume", str(out))
     assert done.returncode == 0, done.stderr
     frame = read(out)
-    assert len(frame) == 2 * REPS and not frame[KEY].duplicated().any()
+    assert len(frame) == 2 * reps and not frame[KEY].duplicated().any()
     assert (frame.status == "ok").all()
