@@ -5,7 +5,7 @@ Each part is a real ``gcbench run --device gpu`` subprocess on the same cases:
 
     plain     gcbench run                           one GPU, suite order
     gpus1     --gpus 0                              one pinned slot, largest graph first
-    cluster1  --cluster local --gpus 0              dask-cuda LocalCUDACluster on GPU 0
+    cluster1  --cluster local --gpus 0              a local Dask cluster on GPU 0
     gpus2     --gpus 0,1
     cluster2  --cluster local --gpus 0,1
     shards2   --shard 1/2 on GPU 0 and --shard 2/2 on GPU 1 at the same time
@@ -22,7 +22,7 @@ two-GPU part, about 20 s for the prime, and 5-10 s more for a cluster part's Das
 
     --preset one-gpu   prime, plain, gpus1, cluster1                  about 4 minutes
     --preset two-gpus  prime, gpus1, cluster1, gpus2, cluster2, shards2   about 5 minutes
-    --quick            2 graphs, 2 variants, 3 block sizes, 1 rep: the script itself, < 1 min
+    --quick            2 graphs, 3 block sizes, 1 rep: checks the script itself, about 1 min
 
 Each comparison is against the part's baseline (gpus1/cluster1 vs plain, gpus2/shards2 vs
 gpus1, cluster2 vs cluster1, when run): wall time and throughput (baseline wall / wall: the
@@ -32,8 +32,10 @@ per-case median time_ms differences (max |diff| % over all cases and over cases 
 gpu_index. CSVs and parts.json stay in --out, so parts run in separate commands (10-minute
 device limit) are compared by a later one (--parts with the parts to compare, --compare-only).
 
-The cluster parts need dask, distributed and dask-cuda (the `cluster` extra); on a machine
-without a registry carry them as wheels (docs/cluster.md).
+The cluster parts need dask and distributed (the `cluster` extra; dask-cuda is used when it
+imports, else distributed's own nannies run one worker per GPU, and the script says which). On
+a machine without a package registry carry the wheels of dask, distributed, tornado, zict,
+tblib, partd and locket (and dask-cuda).
 
     PYTHONPATH=. python3 benchmarks/engines.py --preset one-gpu --out $OUT
 """
@@ -158,6 +160,14 @@ def main() -> None:
     cases = ["--suite", args.suite] if args.suite else list(SUITE)
     cases += [a for algo in (args.algo or ALGOS) for a in ("--algo", algo)]
     cases += [*(QUICK if args.quick else []), "--device", args.device]
+    if any(name.startswith("cluster") for name in names):
+        try:
+            import dask_cuda  # noqa: F401  (the runner uses it when it imports)
+
+            kind = "dask-cuda's LocalCUDACluster"
+        except ImportError as exc:
+            kind = f"distributed's own nannies (dask-cuda does not import: {exc})"
+        print(f"local GPU cluster: {kind}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         out = args.out or scratch
