@@ -166,26 +166,45 @@ def color(spec: str, algorithm: str, params: tuple[str, ...], block_size: int | 
 @click.option("--trace", is_flag=True, help="Also write per-round traces to <out>.trace.csv.")
 @click.option("--offline", is_flag=True, help="No downloads: use stand-ins where suites name them.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--gpus",
+    default=None,
+    help="0,1 or 'all': one worker per GPU, graphs from one queue (docs/cluster.md).",
+)
+@click.option(
+    "--cluster",
+    default=None,
+    help="Dask scheduler ADDRESS, or 'local' (one worker per GPU); needs [cluster].",
+)
+@click.option(
+    "--shard",
+    default=None,
+    help="K/N: run share K of N of the graphs (cost-balanced); join with merge.",
+)
 def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...],
          params: tuple[str, ...], block_sizes: str | None, reps: int | None,
          warmup: int | None, timeout: float | None, device: str, out: Path | None,
          resume: Path | None, count_setup: bool | None, trace: bool, offline: bool,
-         quiet: bool) -> None:  # fmt: skip
+         quiet: bool, gpus: str | None, cluster: str | None,
+         shard: str | None) -> None:  # fmt: skip
     """Benchmark a suite: every case validated, one CSV row per repetition.
 
     Exits 1 if any row is invalid, error or timeout; 130 if interrupted (rerun the same
     command with --resume FILE to finish).
     """
     from gcbench.bench import runner
+    from gcbench.bench.options import RunOptions
     from gcbench.bench.results import STATUSES
 
-    choice = runner.choose_device(device)
-    click.echo(choice.message)
-    summary = runner.run(
-        suite, graphs, algorithms, parse_param_options(params), block_sizes, reps, warmup,
-        timeout, device, out, resume, trace, offline, progress=not quiet, choice=choice,
-        count_setup=count_setup, command=_command_line(),
+    options = RunOptions(
+        suite=suite, graphs=graphs, algorithms=algorithms, params=parse_param_options(params),
+        block_sizes=block_sizes, reps=reps, warmup=warmup, timeout=timeout, device=device,
+        out=out, resume=resume, trace=trace, offline=offline, progress=not quiet, gpus=gpus,
+        cluster=cluster, shard=shard, count_setup=count_setup, command=_command_line(),
     )  # fmt: skip
+    choice = runner.choose_device(device, remote=options.remote_cluster)
+    click.echo(choice.message)
+    summary = runner.run(options, choice=choice)
     if not summary.notes_shown:
         for note in summary.notes:
             click.echo(f"note: {note}")
@@ -214,6 +233,21 @@ def _resume_command(path: Path) -> str:
         else:
             args.append(arg)
     return shlex.join(["gcbench", *args, "--resume", str(path)])
+
+
+@main.command(name="merge")
+@click.argument(
+    "csvs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The merged CSV (must not exist yet).")  # fmt: skip
+def merge_(csvs: tuple[Path, ...], out: Path) -> None:
+    """Join result CSVs of shards (--shard K/N) into one, refusing mixed schemas and
+    overlapping rows."""
+    from gcbench.bench.merge import merge
+
+    rows = merge(csvs, out)
+    click.echo(f"{rows} rows from {len(csvs)} files written to {out}")
 
 
 @main.group(name="list")

@@ -13,7 +13,7 @@ import os
 import signal
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
@@ -38,10 +38,19 @@ class Interrupted(Exception):
     """The run was asked to stop (SIGINT)."""
 
 
-class WorkerProcess:
-    """One spawned worker and the pipe to it."""
+def _main(env: Mapping[str, str], *args: Any) -> None:
+    """The spawned child: its extra environment (e.g. the GPU it is pinned to, set before
+    anything can initialise CUDA), then the worker."""
+    os.environ.update(env)
+    worker.main(*args)
 
-    def __init__(self, interrupted: Callable[[], bool]) -> None:
+
+class WorkerProcess:
+    """One spawned worker and the pipe to it; ``env`` is added to the worker's environment."""
+
+    def __init__(
+        self, interrupted: Callable[[], bool], env: Mapping[str, str] | None = None
+    ) -> None:
         self._interrupted = interrupted
         # The worker writes its output here and unlinks the name at once; the parent keeps
         # this descriptor to read the last line after a crash.
@@ -50,7 +59,7 @@ class WorkerProcess:
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(
-            target=worker.main, args=(child, os.getpid(), str(self.log)), daemon=True
+            target=_main, args=(dict(env or {}), child, os.getpid(), str(self.log)), daemon=True
         )
         self.proc.start()
         child.close()

@@ -35,8 +35,9 @@ COLUMNS: tuple[str, ...] = (
     "status", "error",
     "time_ms", "transfer_ms", "total_ms",
     "iterations", "colors", "max_color", "conflicts", "uncolored",
-    # v2
+    # v2 (docs/runner.md)
     "setup_ms", "count_setup", "compute_capability", "sm_clock_mhz", "command",
+    "gpu_index",  # the GPU of the worker that ran the row; empty on a CPU run
     "schema_version",
 )  # fmt: skip
 

@@ -2,8 +2,12 @@
 append one validated row per repetition to the results CSV (DESIGN §4–5).
 
 Cases are grouped by graph; each graph gets a spawned worker that loads it once and runs all
-its cases. A worker that dies or overruns the wall-clock timeout is killed, its case recorded
-(status error/timeout), and a fresh worker carries on. The parent never initialises CUDA.
+its cases (:mod:`gcbench.bench.graphrun`). A worker that dies or overruns the wall-clock
+timeout is killed, its case recorded (status error/timeout), and a fresh worker carries on.
+The parent never initialises CUDA. The graphs run one at a time, or on one worker per GPU
+(``--gpus``, :mod:`gcbench.bench.gpus`), or as tasks of a Dask cluster (``--cluster``,
+:mod:`gcbench.bench.cluster`); ``--shard`` keeps a share of them (:mod:`gcbench.bench.shard`).
+Whatever the engine, rows are written here, by :class:`_Session`.
 """
 
 from __future__ import annotations
@@ -14,16 +18,19 @@ import subprocess
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from itertools import groupby
 from pathlib import Path
 from typing import Any
 
+from gcbench.bench.gpus import resolve_gpus, run_pool, visible_list
+from gcbench.bench.graphrun import GraphRun, GraphWork, Settings
+from gcbench.bench.options import RunOptions
 from gcbench.bench.plugins import load_plugins
-from gcbench.bench.process import Interrupted, WorkerLost, WorkerProcess
+from gcbench.bench.process import Interrupted
 from gcbench.bench.progress import Display
 from gcbench.bench.results import (
     FAILING,
@@ -32,6 +39,7 @@ from gcbench.bench.results import (
     TraceFile,
     capture_environment,
 )
+from gcbench.bench.shard import parse_shard, select
 from gcbench.bench.suite import (
     WILDCARD,
     AlgorithmEntry,
@@ -43,11 +51,10 @@ from gcbench.bench.suite import (
     parse_block_sizes,
     skipped_gpu_algorithms,
 )
-from gcbench.bench.worker import CaseJob, GraphInfo, LoadJob
+from gcbench.bench.worker import GraphInfo, LoadJob
 from gcbench.errors import GpuUnavailableError, SpecError
 
 DEFAULT_SUITE = "quick"
-MIN_LOAD_TIMEOUT_S = 600.0
 PROBE_TIMEOUT_S = 120.0
 _PROBE = """
 import sys
@@ -107,12 +114,16 @@ def probe_gpu() -> tuple[bool, str]:
     return False, lines[-1] if lines else f"the GPU probe exited with code {done.returncode}"
 
 
-def choose_device(device: str = "auto") -> DeviceChoice:
-    """Resolve ``gpu|cpu|auto`` to a backend, with a one-line message saying which and why."""
+def choose_device(device: str = "auto", *, remote: bool = False) -> DeviceChoice:
+    """Resolve ``gpu|cpu|auto`` to a backend, with a one-line message saying which and why.
+    With ``remote`` (the cases run on a cluster's machines) ``gpu`` is taken as given: this
+    machine need not have one."""
     if device == "cpu":
         return DeviceChoice("cpu", "running the CPU algorithms (--device cpu)")
     if device not in ("gpu", "auto"):
         raise SpecError(f"--device {device!r}: choose gpu, cpu or auto")
+    if device == "gpu" and remote:
+        return DeviceChoice("gpu", "running on the cluster's GPUs (--device gpu)")
     usable, detail = probe_gpu()
     if usable:
         return DeviceChoice("gpu", f"running on the GPU ({detail})")
@@ -153,57 +164,72 @@ def build_suite(
 
 
 def run(
-    suite: str | Path | None = None,
-    graphs: Sequence[str] = (),
-    algorithms: Sequence[str] = (),
-    params: Mapping[str, Sequence[Any] | str] | None = None,
-    block_sizes: str | Sequence[int] | None = None,
-    reps: int | None = None,
-    warmup: int | None = None,
-    timeout: float | None = None,
-    device: str = "auto",
-    out: str | Path | None = None,
-    resume: str | Path | None = None,
-    trace: bool = False,
-    offline: bool = False,
-    progress: bool = True,
+    options: RunOptions | None = None,
+    /,
+    *,
     choice: DeviceChoice | None = None,
-    count_setup: bool | None = None,
-    command: str | None = None,
+    **changes: Any,
 ) -> RunSummary:
-    """Run a benchmark suite; the Python form of ``gcbench run`` (same arguments).
+    """Run a benchmark suite; the Python form of ``gcbench run``.
 
-    ``params`` maps a parameter to its values (a list, or "v1,v2" as on the command line);
-    ``choice`` is a device already resolved with :func:`choose_device` (else ``device`` is);
-    ``count_setup`` (default: the suite's, else false) folds each algorithm's setup into
-    ``time_ms``; ``command`` is recorded in every row (default: this process's command line).
-    Spec errors are raised before anything runs; per-case failures become rows.
+    ``options`` says what to run (the object the CLI builds); keyword arguments replace its
+    fields (``run(graphs=[...], reps=1)``). ``choice`` is a device already resolved with
+    :func:`choose_device` (else ``options.device`` is). Spec errors are raised before
+    anything runs; per-case failures become rows.
     """
+    opts = replace(options or RunOptions(), **changes)
     load_plugins()
-    the_suite = build_suite(suite, graphs, algorithms, reps, warmup, timeout, count_setup)
-    axes = {k: v.split(",") if isinstance(v, str) else list(v) for k, v in (params or {}).items()}
+    the_suite = build_suite(
+        opts.suite, opts.graphs, opts.algorithms, opts.reps, opts.warmup, opts.timeout,
+        opts.count_setup,
+    )  # fmt: skip
+    axes = {k: v.split(",") if isinstance(v, str) else list(v) for k, v in opts.params.items()}
+    block_sizes = opts.block_sizes
     sizes = None if block_sizes is None else parse_block_sizes(
         block_sizes if isinstance(block_sizes, str) else list(block_sizes))  # fmt: skip
-    choice = choice or choose_device(device)
+    shard = None if opts.shard is None else parse_shard(opts.shard)
+    choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
     cases = expand(the_suite, backend=choice.backend, block_sizes=sizes, param_axes=axes)
-    path = _results_path(the_suite.name, out, resume)
-    results = ResultsFile(path, resume=resume is not None)
-    traces = TraceFile(path, resume=resume is not None) if trace else None
+    notes = []
+    if shard is not None:
+        cases, note = select(cases, shard)
+        notes.append(note)
+    with ExitStack() as stack:  # a cluster is reached before the results file is created
+        engine = _engine(opts, choice.backend, notes, stack)
+        return _record(opts, the_suite, shard, choice, cases, notes, engine)
+
+
+def _record(
+    opts: RunOptions,
+    the_suite: Suite,
+    shard: tuple[int, int] | None,
+    choice: DeviceChoice,
+    cases: list[Case],
+    notes: list[str],
+    engine: Engine,
+) -> RunSummary:
+    """Open the results (and trace) file, run the cases with ``engine``, close the files."""
+    name = the_suite.name if shard is None else f"{the_suite.name}-shard{shard[0]}of{shard[1]}"
+    path = _results_path(name, opts.out, opts.resume)
+    results = ResultsFile(path, resume=opts.resume is not None)
+    traces = TraceFile(path, resume=opts.resume is not None) if opts.trace else None
     summary = RunSummary(path, traces.path if traces else None, choice.backend, len(cases))
     summary.counts.update(results.previous)
-    if not offline:
+    summary.notes.extend(notes)
+    if not opts.offline:
         summary.notes.extend(prefetch(case.graph for case in cases))
     if choice.backend == "cpu" and (skipped := skipped_gpu_algorithms(the_suite)):
         summary.notes.append(f"left out GPU algorithms on the CPU: {', '.join(skipped)}")
-    env = capture_environment(command)
-    session = _Session(the_suite, results, traces, summary, offline, env)
+    settings = Settings(the_suite.warmup, the_suite.timeout_s, opts.trace, the_suite.count_setup)
+    env = capture_environment(opts.command)
+    session = _Session(the_suite, results, traces, summary, opts.offline, env)
     try:
-        with Display(len(cases), enabled=progress) as display, _sigint_flag() as stop:
+        with Display(len(cases), enabled=opts.progress) as display, _sigint_flag() as stop:
             summary.notes_shown = display.active
             for note in summary.notes:
                 display.note(note)
             session.display, session.stop = display, stop
-            session.run(cases)
+            engine(session, session.works(cases), settings)
     except Interrupted:
         summary.interrupted = True
     finally:
@@ -211,6 +237,42 @@ def run(
         if traces:
             traces.close()
     return summary
+
+
+Engine = Callable[["_Session", list[GraphWork], Settings], None]
+
+
+def _engine(opts: RunOptions, backend: str, notes: list[str], stack: ExitStack) -> Engine:
+    """How the graphs run: a Dask cluster, one worker per listed GPU, or one at a time; checked
+    (and a cluster reached or started, closed by ``stack``) before any file is opened."""
+    local_gpus = opts.cluster == "local" and backend == "gpu"  # one Dask worker per GPU
+    wanted = "all" if opts.gpus is None and local_gpus else opts.gpus
+    gpus = None if wanted is None else resolve_gpus(wanted, backend)
+    if gpus is not None and len(gpus) > 1 and backend == "cpu":
+        notes.append(f"{len(gpus)} CPU workers run side by side; their times can interfere")
+    if opts.cluster is not None:
+        from gcbench.bench import cluster
+
+        client = stack.enter_context(
+            cluster.connect(cluster.check(opts.cluster, gpus, backend), backend)
+        )
+        return lambda session, works, settings: cluster.run_cluster(
+            client, session, works, settings, backend
+        )
+    if gpus is not None:
+        return lambda session, works, settings: run_pool(
+            session, works, settings, gpus, session.stop
+        )
+    label = None if backend == "cpu" else (visible_list() or ["0"])[0]
+    return lambda session, works, settings: _one_at_a_time(session, works, settings, label)
+
+
+def _one_at_a_time(
+    session: _Session, works: list[GraphWork], settings: Settings, gpu_index: str | None
+) -> None:
+    """The plain run: the graphs in suite order, one worker at a time."""
+    for work in works:
+        GraphRun(session, work, settings, gpu_index=gpu_index).run()
 
 
 def prefetch(specs: Iterable[str]) -> list[str]:
@@ -250,7 +312,9 @@ def _sigint_flag() -> Iterator[threading.Event]:
 
 
 class _Session:
-    """Runs the cases graph by graph and records every row."""
+    """The parent's side of a run: turns the cases into graph works and records every row
+    (the one place rows are written, whatever the engine; safe to call from several
+    threads)."""
 
     def __init__(
         self,
@@ -269,8 +333,12 @@ class _Session:
         self.env = env
         self.display: Any = None
         self.stop = threading.Event()
+        self._lock = threading.Lock()
 
-    def run(self, cases: list[Case]) -> None:
+    def works(self, cases: list[Case]) -> list[GraphWork]:
+        """One work per graph, in suite order, with only the repetitions not yet recorded
+        (the cases with none left count as done on the display)."""
+        out = []
         for (graph, standin), group in groupby(cases, key=lambda c: (c.graph, c.standin)):
             todo = [(case, self._reps_to_do(case)) for case in group]
             skipped = sum(1 for _, reps in todo if not reps)
@@ -278,7 +346,8 @@ class _Session:
                 self.display.advance(skipped)
             todo = [(case, reps) for case, reps in todo if reps]
             if todo:
-                _GraphRun(self, LoadJob(graph, standin, self.offline)).run(todo)
+                out.append(GraphWork(LoadJob(graph, standin, self.offline), tuple(todo)))
+        return out
 
     def _reps_to_do(self, case: Case) -> tuple[int, ...]:
         recorded = self.results.recorded
@@ -290,9 +359,19 @@ class _Session:
         )
 
     def note(self, message: str) -> None:
-        if message not in self.summary.notes:
-            self.summary.notes.append(message)
-            self.display.note(message)
+        with self._lock:
+            if message not in self.summary.notes:
+                self.summary.notes.append(message)
+                self.display.note(message)
+
+    def current(self, case: Case) -> None:
+        self.display.current(case.graph, case.algorithm)
+
+    def advance(self, cases: int = 1) -> None:
+        self.display.advance(cases)
+
+    def interrupted(self) -> bool:
+        return self.stop.is_set()
 
     def record(
         self,
@@ -315,91 +394,10 @@ class _Session:
         row = {"device": case.backend, **self.env.columns(), **identity, **stats, **fields}
         row["backend"] = case.backend
         row["count_setup"] = self.suite.count_setup
-        self.results.append(row)
-        self.summary.counts[row["status"]] += 1
-        self.summary.written += 1
-        if trace and self.traces is not None:
-            for trow in trace:
-                self.traces.append({"run_id": self.env.run_id, **identity, **trow})
-
-
-class _GraphRun:
-    """The cases of one graph, in one worker (replaced when it dies or times out)."""
-
-    def __init__(self, session: _Session, load: LoadJob) -> None:
-        self.session = session
-        self.load = load
-        self.timeout_s = session.suite.timeout_s
-        self.worker: WorkerProcess | None = None
-        self.info: GraphInfo | None = None
-        self.failure: dict[str, str] = {}
-
-    def run(self, todo: list[tuple[Case, tuple[int, ...]]]) -> None:
-        try:
-            for index, (case, reps) in enumerate(todo):
-                self.session.display.current(case.graph, case.algorithm)
-                if self.worker is None and not self._start():
-                    return self._fail_rest(todo[index:])
-                self._run_case(case, reps)
-                self.session.display.advance()
-            if self.worker is not None:
-                self.worker.stop()
-                self.worker = None
-        finally:
-            if self.worker is not None:
-                self.worker.kill()
-                self.worker = None
-
-    def _start(self) -> bool:
-        """Spawn a worker and load the graph; on failure keep why in ``self.failure``."""
-        self.worker = WorkerProcess(self.session.stop.is_set)
-        limit = max(self.timeout_s, MIN_LOAD_TIMEOUT_S)
-        try:
-            self.worker.send(self.load)
-            message = self.worker.receive(limit, f"loading {self.load.spec}")
-        except WorkerLost as lost:
-            message = ("load_failed", lost.status, lost.message)
-        if message[0] == "loaded":
-            self.info = message[1]
-            if self.info.note:
-                self.session.note(self.info.note)
-            return True
-        self.failure = {"status": message[1], "error": message[2]}
-        self.worker.kill()
-        self.worker = None
-        return False
-
-    def _fail_rest(self, todo: list[tuple[Case, tuple[int, ...]]]) -> None:
-        """Loading failed: every remaining repetition of this graph gets that status."""
-        for case, reps in todo:
-            for rep in reps:
-                self.session.record(case, None, {**self.failure, "rep": rep})
-            self.session.display.advance()
-
-    def _run_case(self, case: Case, reps: tuple[int, ...]) -> None:
-        assert self.worker is not None
-        suite = self.session.suite
-        job = CaseJob(
-            case.algorithm, dict(case.params), case.block_size, reps, suite.warmup,
-            self.session.traces is not None, suite.count_setup,
-        )  # fmt: skip
-        left = list(reps)
-        what = f"{case.algorithm} on {case.graph}"
-        try:
-            self.worker.send(job)
-            while True:
-                message = self.worker.receive(self.timeout_s, what)
-                if message[0] == "row":
-                    self.session.record(case, self.info, message[1], message[2])
-                    left.remove(message[1]["rep"])
-                elif message[0] == "done":
-                    if message[1]:
-                        self.worker.stop()
-                        self.worker = None
-                    return
-        except WorkerLost as lost:
-            self.worker.kill()
-            self.worker = None
-            for rep in left:
-                fields = {"rep": rep, "status": lost.status, "error": lost.message}
-                self.session.record(case, self.info, fields)
+        with self._lock:
+            self.results.append(row)
+            self.summary.counts[row["status"]] += 1
+            self.summary.written += 1
+            if trace and self.traces is not None:
+                for trow in trace:
+                    self.traces.append({"run_id": self.env.run_id, **identity, **trow})

@@ -40,13 +40,14 @@ def cached_graphs(data_dir: Path | None = None) -> list[CachedGraph]:
     for path in root.rglob("*.npz"):
         if ".tmp" in path.relative_to(root).parts:
             continue
-        entry = _describe(path)
+        entry = describe(path)
         if entry is not None:
             found.append(entry)
     return sorted(found, key=lambda g: (g.spec, str(g.path)))
 
 
-def _describe(path: Path) -> CachedGraph | None:
+def describe(path: Path) -> CachedGraph | None:
+    """One cache file from its headers (a few kilobytes read), None if it is not one."""
     from gcbench.formats import FORMAT_VERSION
     from gcbench.formats.npz import stored_length
 

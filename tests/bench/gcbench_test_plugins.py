@@ -6,7 +6,9 @@ Each one misbehaves in one way the runner must survive and record.
 from __future__ import annotations
 
 import os
+import signal
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -102,6 +104,28 @@ def _gpu_setup(dgraph) -> None:
     dgraph.extras["test_setup_done"] = True
 
 
+def _visible(graph, **_) -> Coloring:
+    """Reports the GPU pinning it sees, as an ``unsupported`` row's message."""
+    pinned = [f"{k}={os.environ.get(k)}" for k in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER")]
+    raise UnsupportedError(" ".join(pinned))
+
+
+def _kill_parent(graph, *, times: int, tag: str, **_) -> Coloring:
+    """Kills the process that started this worker (a Dask worker, in the cluster tests) on its
+    first ``times`` calls per ``tag``, counted in the file $GCBENCH_TEST_KILLS/<tag>; after
+    that, colors like test-distinct."""
+    folder = os.environ.get("GCBENCH_TEST_KILLS")
+    if not folder:
+        raise RuntimeError("test-kill-parent runs only where GCBENCH_TEST_KILLS names a folder")
+    counter = Path(folder) / tag
+    done = int(counter.read_text()) if counter.exists() else 0
+    if done < times:
+        counter.write_text(str(done + 1))
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(60)  # PR_SET_PDEATHSIG kills this worker with its parent before this ends
+    return _distinct(graph)
+
+
 def _spec(name: str, run, **extra) -> AlgorithmSpec:
     return register(AlgorithmSpec(name, "cpu", "gcbench tests", run, **extra))
 
@@ -127,3 +151,9 @@ register(
         default_block_size=32, description="setup 80 ms on the host, a 40 ms device spin",
     )
 )  # fmt: skip
+_spec("test-visible", _visible)
+_spec(
+    "test-kill-parent",
+    _kill_parent,
+    params=(Param("times", 1, int, low=0, high=10), Param("tag", "kill")),
+)

@@ -34,7 +34,8 @@ iterations, colors, max_color, conflicts, uncolored"""
 
 # Added by schema v2 (docs/runner.md), after DESIGN's columns.
 V2_COLUMNS = (
-    "setup_ms", "count_setup", "compute_capability", "sm_clock_mhz", "command", "schema_version",
+    "setup_ms", "count_setup", "compute_capability", "sm_clock_mhz", "command", "gpu_index",
+    "schema_version",
 )  # fmt: skip
 
 

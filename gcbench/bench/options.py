@@ -1,0 +1,53 @@
+"""The options of one ``gcbench run``: one object that the command line builds and the library
+takes (issue 15), so a Python caller passes exactly what the CLI would.
+
+Values are kept as given (``"0,1"`` or ``[0, 1]``, ``"2/3"`` or ``(2, 3)``); the runner
+checks them before anything runs and raises one-line SpecErrors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What to run, how, and where the rows go (docs/runner.md, docs/cluster.md).
+
+    ``graphs``/``algorithms`` replace the suite's ("all" = every algorithm of the device);
+    ``params`` maps a parameter to its values (a list, or "v1,v2"); ``block_sizes`` is a list
+    or "32,64" or "sweep"; ``reps``, ``warmup``, ``timeout`` (s) override the suite's.
+    ``gpus`` runs one worker per listed GPU ("0,1", a list, or "all"); ``cluster`` runs the
+    graphs as tasks of a Dask cluster (a scheduler address, or "local"); ``shard`` ("K/N" or
+    (K, N)) keeps the K-th of N cost-balanced shares of the graphs. ``count_setup`` (default:
+    the suite's, else false) folds each algorithm's setup into ``time_ms``; ``command`` is
+    recorded in every row (default: this process's command line).
+    """
+
+    suite: str | Path | None = None
+    graphs: Sequence[str] = ()
+    algorithms: Sequence[str] = ()
+    params: Mapping[str, Sequence[Any] | str] = field(default_factory=dict)
+    block_sizes: str | Sequence[int] | None = None
+    reps: int | None = None
+    warmup: int | None = None
+    timeout: float | None = None
+    device: str = "auto"
+    out: str | Path | None = None
+    resume: str | Path | None = None
+    trace: bool = False
+    offline: bool = False
+    progress: bool = True
+    gpus: str | Sequence[int | str] | None = None
+    cluster: str | None = None
+    shard: str | tuple[int, int] | None = None
+    count_setup: bool | None = None
+    command: str | None = None
+
+    @property
+    def remote_cluster(self) -> bool:
+        """Whether the cases run on a cluster's machines rather than this one's GPUs."""
+        return self.cluster is not None and self.cluster != "local"

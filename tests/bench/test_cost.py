@@ -1,0 +1,67 @@
+"""Cost estimates without loading graphs (what --gpus/--cluster order by and --shard balances)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gcbench.bench.cost import UNKNOWN_NNZ, estimate_nnz, largest_first
+from gcbench.bench.graphrun import GraphWork
+from gcbench.bench.worker import LoadJob
+from gcbench.fetch import resolve
+from gcbench.formats.npz import save_cache
+from gcbench.sources import canonical_spec, load_graph
+
+EXACT = [
+    "gen:grid2d?side=9", "gen:grid2d?rows=3&cols=7", "gen:complete?n=9", "gen:cycle?n=11",
+    "gen:bipartite?a=3&b=5", "gen:crown?n=6", "gen:mycielski?k=5", "gen:queen?n=8",
+    "gen:rook?n=6", "gen:star?leaves=40", "gen:empty?n=4", "gen:regular?n=100&d=4",
+]  # fmt: skip
+EXPECTED = ["gen:rgg?scale=13", "gen:delaunay?scale=12", "gen:er?n=400&p=0.05"]
+
+
+@pytest.mark.parametrize("spec", EXACT)
+def test_exact_families_are_estimated_exactly(spec, tmp_path):
+    spec = canonical_spec(spec)
+    assert estimate_nnz(spec) == 2 * load_graph(spec, data_dir=tmp_path).m
+
+
+@pytest.mark.parametrize("spec", EXPECTED)
+def test_random_families_are_estimated_within_ten_percent(spec, tmp_path):
+    spec = canonical_spec(spec)
+    real = 2 * load_graph(spec, data_dir=tmp_path).m
+    assert abs(estimate_nnz(spec) / real - 1) < 0.1
+
+
+def test_kron_is_estimated_before_duplicates_are_dropped(tmp_path):
+    spec = canonical_spec("gen:kron?scale=10&edgefactor=8")
+    assert estimate_nnz(spec) == 2 * 8 * 1024 >= 2 * load_graph(spec, data_dir=tmp_path).m
+
+
+def test_remote_graphs_use_the_cache_header_unless_told_not_to(tmp_path, monkeypatch):
+    monkeypatch.setenv("GCBENCH_DATA", str(tmp_path))
+    spec, standin = "ss:Group/cached", canonical_spec("gen:cycle?n=50")
+    assert estimate_nnz(spec) == UNKNOWN_NNZ
+    assert estimate_nnz(spec, standin) == 100
+    save_cache(load_graph("gen:grid2d?side=10", data_dir=tmp_path), resolve(spec, tmp_path).cache,
+               spec=spec)  # fmt: skip
+    assert estimate_nnz(spec, standin) == 360  # the 10 x 10 grid's 180 edges
+    assert estimate_nnz(spec, standin, use_cache=False) == 100  # shards: the same everywhere
+
+
+def test_paths_use_the_npz_header_or_the_file_size(tmp_path):
+    npz = tmp_path / "g.npz"
+    save_cache(load_graph("gen:cycle?n=30", data_dir=tmp_path), npz, spec=str(npz))
+    assert estimate_nnz(str(npz)) == 60
+    text = tmp_path / "g.txt"
+    text.write_text("0 1\n" * 100)
+    assert estimate_nnz(str(text)) == 400 / 8
+
+
+def test_largest_first_orders_by_nnz_times_cases_and_keeps_ties_in_order():
+    def work(spec: str, cases: int) -> GraphWork:
+        return GraphWork(LoadJob(canonical_spec(spec), None, False), ((None, (0,)),) * cases)
+
+    small, big = work("gen:cycle?n=10", 1), work("gen:cycle?n=100", 1)
+    tie = work("gen:star?leaves=10", 1)  # 20 entries, as small
+    many = work("gen:cycle?n=10", 20)  # 20 cases of 20 entries outweigh 1 case of 200
+    assert largest_first([small, big, tie, many]) == [many, big, small, tie]
