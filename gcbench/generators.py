@@ -632,7 +632,7 @@ def bipartite(a: int, b: int) -> Edges:
 
 
 @family(
-    _count("n", high=VERTEX_MAX // 2),
+    _count("n", high=VERTEX_MAX // 2, help="2n vertices; int32 ids"),
     peak=lambda n: _edges_peak(2 * n, n * (n - 1), 49 * n * n),
 )
 def crown(n: int) -> Edges:
@@ -658,7 +658,7 @@ MYCIELSKI_MAX = 31  # n_31 = 3 * 2^29 - 1 vertices; n_32 does not fit int32
 
 
 @family(
-    _count("k", 1, MYCIELSKI_MAX),
+    _count("k", 1, MYCIELSKI_MAX, help="3*2^(k-2)-1 vertices; int32 ids"),
     peak=lambda k: _edges_peak(*_mycielski_size(k), 32 * _mycielski_size(k)[1]),
 )
 def mycielski(k: int) -> Edges:
@@ -682,7 +682,7 @@ SIDE_MAX = math.isqrt(VERTEX_MAX)  # n x n cells as int32 vertex ids
 
 
 @family(
-    _count("n", 1, SIDE_MAX),
+    _count("n", 1, SIDE_MAX, help="n*n vertices; int32 ids"),
     peak=lambda n: _edges_peak(n * n, n * (n - 1) * (5 * n - 1) // 3, 48 * n**3),
 )
 def queen(n: int) -> Edges:
@@ -695,7 +695,10 @@ def queen(n: int) -> Edges:
     )
 
 
-@family(_count("n", 1, SIDE_MAX), peak=lambda n: _edges_peak(n * n, n**3, 48 * n**3))
+@family(
+    _count("n", 1, SIDE_MAX, help="n*n vertices; int32 ids"),
+    peak=lambda n: _edges_peak(n * n, n**3, 48 * n**3),
+)
 def rook(n: int) -> Edges:
     """n x n rook's graph K_n □ K_n: cells attack along rows and columns; m = n²(n-1),
     chromatic number n (a Latin square colors it). rook?n=100 is COLOR02's qg.order100."""

@@ -150,7 +150,7 @@ def test_standin_and_unloadable_graphs(bench_env, tmp_path):
     frame = read(summary.path)
     assert frame.graph.tolist() == ["gen:cycle?n=5", "ss:NoGroup/none"]
     assert frame.status.tolist() == ["ok", "error"] and frame.n.tolist()[0] == 5
-    assert "offline mode" in frame.error.iloc[1] and summary.exit_code == 1
+    assert "offline mode forbids" in frame.error.iloc[1] and summary.exit_code == 1
     assert any("running stand-in gen:cycle?n=5" in note for note in summary.notes)
     resumed = runner.run(suite=suite, resume=summary.path, offline=True, progress=False,
                          choice=CPU)  # fmt: skip

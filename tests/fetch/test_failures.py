@@ -138,3 +138,14 @@ def test_unreadable_format_is_refused_before_downloading(server, data_dir, monke
         load_remote("snap:odd", data_dir=data_dir, offline=False)
     one_line(info)
     assert server.requests == []
+
+
+def test_unwritable_cache_is_a_fetch_error_naming_the_graph(server, make, tmp_path):
+    server.put("MM/Test/tiny.tar.gz", make.tarball([("tiny/tiny.mtx", b"x")]))
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("a file where the data directory should be")
+    with pytest.raises(FetchError) as info:
+        load_remote("ss:Test/tiny", data_dir=not_a_dir, offline=False)
+    message = one_line(info)
+    assert message.startswith(f"ss:Test/tiny: cannot write to the data cache {not_a_dir} (")
+    assert message.endswith("free some space or set GCBENCH_DATA to another directory")
