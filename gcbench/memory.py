@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from gcbench.graph import Graph
 
 ENV = "GCBENCH_MAX_MEMORY"
+GPU_ENV = "GCBENCH_MAX_GPU_MEMORY"
 MEMINFO = Path("/proc/meminfo")
 _UNITS = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4}
 _SIZE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*([KMGT]?)(?:I?B)?", re.IGNORECASE)
@@ -54,19 +55,19 @@ class Budget:
     """True for memory available now (MemAvailable), which excludes what is held already."""
 
 
-def parse_size(text: str) -> int:
+def parse_size(text: str, variable: str = ENV) -> int:
     """``"20G"``, ``"512M"``, ``"1.5T"``, ``"4096"`` → bytes (K/M/G/T = 1024^1..4, an optional
     trailing ``B``/``iB``, any case); anything else is an InputError that says what to write."""
     match = _SIZE.fullmatch(text.strip())
     if not match:
         raise InputError(
-            f"{ENV}={excerpt(text)} is not a size; give bytes or a number with K, M, G or T "
+            f"{variable}={excerpt(text)} is not a size; give bytes or a number with K, M, G or T "
             "(powers of 1024), e.g. 20G"
         )
     number, unit = match.groups()
     value = float(number) * 1024 ** _UNITS[unit.upper()]
     if value < 1 or not math.isfinite(value):
-        raise InputError(f"{ENV}={excerpt(text)} must be at least one byte, e.g. 20G")
+        raise InputError(f"{variable}={excerpt(text)} must be at least one byte, e.g. 20G")
     return int(value)
 
 
@@ -112,11 +113,15 @@ def require(needed: int, what: str, *, held: int = 0) -> None:
 
 def check_device(needed_bytes: int, free_bytes: int, what: str) -> None:
     """Raise InsufficientMemoryError if an upload of ``needed_bytes`` exceeds the GPU's free
-    memory (the caller reads it, e.g. ``cupy.cuda.runtime.memGetInfo()[0]``)."""
-    if needed_bytes > free_bytes:
+    memory (the caller reads it, e.g. ``cupy.cuda.runtime.memGetInfo()[0]``), or the
+    budget ``GCBENCH_MAX_GPU_MEMORY`` sets below it."""
+    limit = os.environ.get(GPU_ENV)
+    budget = free_bytes if not limit else min(free_bytes, parse_size(limit, GPU_ENV))
+    if needed_bytes > budget:
+        where = "free" if budget == free_bytes else f"allowed ({GPU_ENV}={limit})"
         raise InsufficientMemoryError(
             f"{what}: needs about {format_bytes(needed_bytes)} of GPU memory, "
-            f"{format_bytes(free_bytes)} free"
+            f"{format_bytes(budget)} {where}"
         )
 
 

@@ -224,3 +224,12 @@ def test_estimates_cover_the_measured_peak(tmp_path, data_dir):
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
         assert result["extra"] <= result["estimate"], (spec, result)
+
+
+def test_check_device_against_free_memory_and_the_gpu_budget(monkeypatch):
+    memory.check_device(100, 200, "upload")
+    with pytest.raises(InsufficientMemoryError, match="200 B free"):
+        memory.check_device(300, 200, "upload")
+    monkeypatch.setenv(memory.GPU_ENV, "150")
+    with pytest.raises(InsufficientMemoryError, match=r"allowed \(GCBENCH_MAX_GPU_MEMORY=150\)"):
+        memory.check_device(160, 200, "upload")

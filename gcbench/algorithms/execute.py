@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from gcbench import memory
 from gcbench.algorithms import reduction
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, canonical_params
 from gcbench.errors import GcbenchError
@@ -63,13 +64,16 @@ class Repetition:
 
 
 def prepare(graph: Graph, backend: str) -> Prepared:
-    """Move ``graph`` to where ``backend`` runs; the GPU copy is timed (DESIGN §4)."""
+    """Move ``graph`` to where ``backend`` runs; the GPU copy is timed (DESIGN §4). An upload
+    larger than the GPU's free memory is refused first (InsufficientMemoryError: ``oom``)."""
     if backend == "cpu":
         return Prepared(graph, backend, graph, 0.0)
     from gcbench.algorithms.gpu import runtime
 
     cp = runtime.cupy()
     cp.cuda.Device().synchronize()  # creates the CUDA context (~0.1 s) outside the timed copy
+    free = cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
+    memory.check_device(memory.estimate_upload_bytes(graph), free, f"uploading {graph.name}")
     start = time.perf_counter()
     dgraph = runtime.to_device(graph)
     cp.cuda.Device().synchronize()

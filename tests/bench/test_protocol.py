@@ -119,3 +119,18 @@ def test_nvrtc_compilation_is_not_timed_without_warmup(bench_env, tmp_path):
     assert set(ratios) == set(names)
     slow_first = {name: ratio for name, ratio in ratios.items() if ratio >= 2}
     assert not slow_first, slow_first
+
+
+@pytest.mark.gpu
+def test_an_upload_over_the_gpu_budget_is_an_oom_row_and_the_run_goes_on(
+    bench_env, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("GCBENCH_MAX_GPU_MEMORY", "1M")  # rgg 16 needs about 3 MiB
+    summary = runner.run(
+        graphs=["gen:rgg?scale=16", "gen:cycle?n=11"], algorithms=["jpl"], reps=1, warmup=0,
+        out=tmp_path / "oom.csv", progress=False, choice=runner.DeviceChoice("gpu", "test"),
+    )  # fmt: skip
+    frame = pd.read_csv(summary.path)
+    assert frame.status.tolist() == ["oom", "ok"], frame.error.tolist()
+    message = frame.error.iloc[0]
+    assert "GPU memory" in message and "GCBENCH_MAX_GPU_MEMORY=1M" in message
