@@ -81,18 +81,25 @@ def info(spec: str) -> None:
 )
 @click.option("--param", "params", multiple=True, help="k=v, repeatable.")
 @click.option("--block-size", type=int, default=None, help="GPU launch block size.")
+@click.option("--device", type=click.Choice(["gpu", "cpu", "auto"]), default="auto",
+              show_default=True, help="For --algo auto: which backend's algorithms it picks "
+              "from (auto: the GPU if usable).")  # fmt: skip
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write one color per line, in vertex order.")  # fmt: skip
 def color(spec: str, algorithm: str, params: tuple[str, ...], block_size: int | None,
-          out: Path | None) -> None:  # fmt: skip
+          device: str, out: Path | None) -> None:  # fmt: skip
     """Color SPEC once with ALGO, validate, and print colors, time and validity."""
     import gcbench
+    from gcbench.algorithms import canonical_params
 
-    result = gcbench.color(spec, algorithm, block_size=block_size, **parse_param_options(params))
+    result = gcbench.color(
+        spec, algorithm, block_size=block_size, device=device, **parse_param_options(params)
+    )
     v = result.validation
     if out is not None:
         np.savetxt(out, result.colors, fmt="%d")
     click.echo(f"algorithm    {algorithm}")
+    click.echo(f"params       {canonical_params(result.params)}")
     click.echo(f"colors       {v.colors} (max color {v.max_color})")
     click.echo(f"iterations   {'' if result.iterations is None else result.iterations}")
     click.echo(f"time         {result.time_ms:.3f} ms (+ {result.transfer_ms:.3f} ms transfer)")

@@ -69,32 +69,37 @@ def setup(spec: AlgorithmSpec, prepared: Prepared) -> float:
     return (time.perf_counter() - start) * 1e3
 
 
-def run_timed(
-    spec: AlgorithmSpec, prepared: Prepared, block_size: int | None, params: dict[str, Any]
-) -> tuple[Coloring, float]:
-    """Run ``spec`` once; return its Coloring and the time of the call alone in ms.
-
-    GPU: CUDA events on the current stream around the call (host round trips it makes
-    are inside). CPU: ``time.perf_counter``. A ``reduce`` other than "none" for a spec
-    without ``native_reduce`` is applied to the coloring inside the timed region, on the
-    algorithm's own backend (the GPU one needs no copy to the host).
-    """
+def invoke(
+    spec: AlgorithmSpec, handle: Any, block_size: int | None, params: dict[str, Any]
+) -> Coloring:
+    """The call :func:`run_timed` times: ``spec.run`` on ``handle`` (a Graph or DeviceGraph),
+    then, for a ``reduce`` other than "none" on a spec without ``native_reduce``, the
+    reduction on the algorithm's own backend (the GPU one needs no copy to the host)."""
     kwargs = dict(params)
     mode = "none" if spec.native_reduce else kwargs.pop("reduce", "none")
     if spec.backend == "gpu" or spec.block_size_matters:
         kwargs["block_size"] = block_size or spec.default_block_size or 256
+    coloring = spec.run(handle, **kwargs)
+    return reduction.apply(spec.backend, handle, coloring, mode)
+
+
+def run_timed(
+    spec: AlgorithmSpec, prepared: Prepared, block_size: int | None, params: dict[str, Any]
+) -> tuple[Coloring, float]:
+    """Run ``spec`` once (:func:`invoke`); return its Coloring and the time of the call alone
+    in ms. GPU: CUDA events on the current stream around the call (host round trips it makes
+    are inside). CPU: ``time.perf_counter``.
+    """
     if spec.backend == "cpu":
         start = time.perf_counter()
-        coloring = spec.run(prepared.handle, **kwargs)
-        coloring = reduction.apply("cpu", prepared.handle, coloring, mode)
+        coloring = invoke(spec, prepared.handle, block_size, params)
         return coloring, (time.perf_counter() - start) * 1e3
     from gcbench.algorithms.gpu import runtime
 
     cp = runtime.cupy()
     begin, end = cp.cuda.Event(), cp.cuda.Event()
     begin.record()
-    coloring = spec.run(prepared.handle, **kwargs)
-    coloring = reduction.apply("gpu", prepared.handle, coloring, mode)
+    coloring = invoke(spec, prepared.handle, block_size, params)
     end.record()
     end.synchronize()
     return coloring, float(cp.cuda.get_elapsed_time(begin, end))

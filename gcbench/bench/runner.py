@@ -373,7 +373,7 @@ class _GraphRun:
         suite = self.session.suite
         job = CaseJob(
             case.algorithm, dict(case.params), case.block_size, reps, suite.warmup,
-            self.session.traces is not None,
+            self.session.traces is not None, case.backend,
         )  # fmt: skip
         left = list(reps)
         what = f"{case.algorithm} on {case.graph}"

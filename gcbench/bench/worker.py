@@ -40,6 +40,7 @@ class CaseJob:
     reps: tuple[int, ...]
     warmup: int
     trace: bool
+    backend: str | None = None  # the case's backend: picks auto's spec
 
 
 @dataclass(frozen=True)
@@ -163,10 +164,10 @@ class _Worker:
     def run_case(self, job: CaseJob) -> bool:
         """Run ``job``, sending one row per repetition; returns whether the worker should be
         replaced (after an unexpected GPU failure the CUDA context may be unusable)."""
-        from gcbench.algorithms import execute, get
+        from gcbench.algorithms import canonical_params, execute, get
         from gcbench.bench.results import device_columns, trace_rows
 
-        spec = get(job.algorithm)
+        spec = get(job.algorithm, job.backend)
         done = 0
         device = {"device": spec.backend}
         try:
@@ -197,6 +198,8 @@ class _Worker:
                     "conflicts": v.conflicts,
                     "uncolored": v.uncolored,
                 }
+                if coloring.params is not None:  # auto: the choice it made
+                    fields["params"] = canonical_params(coloring.params)
                 trace = None
                 if job.trace and coloring.trace:
                     trace = list(trace_rows({"rep": rep}, coloring.trace))
