@@ -212,6 +212,16 @@ def write_rule(source: str, path: Path = AUTO_PY) -> None:
     path.write_text(text[:start] + source + text[stop:])
 
 
+def chosen_config(params: str) -> Config:
+    """The configuration an auto row's ``choice.*`` params name."""
+    given = parse_param_string(params)
+    prefix = auto.CHOICE + "."
+    chosen = {k[len(prefix) :]: v for k, v in given.items() if k.startswith(prefix)}
+    block = chosen.pop("block_size", None)
+    text = ";".join(f"{k}={chosen[k]}" for k in sorted(chosen))
+    return given.get(auto.CHOICE, "?"), text, None if block is None else int(block)
+
+
 def evaluate(rows: list[dict[str, str]]) -> list[str]:
     """Auto's rows against the others of their graph and backend, with the issue's targets."""
     out = []
@@ -235,10 +245,12 @@ def evaluate(rows: list[dict[str, str]]) -> list[str]:
                 c = statistics.median(float(r["colors"]) for r in mine)
                 ratio = t / fastest if objective == "fast" else c / fewest
                 ratios.append(ratio)
-                choice = parse_param_string(mine[0]["params"]).get(auto.CHOICE, "?")
-                out.append(f"{backend} {objective:6} {graph}: {choice}, {t:.3f} ms vs fastest "
-                           f"{fastest:.3f}, {c:.0f} colors vs fewest {fewest:.0f}: "
-                           f"{ratio:.2f}x")  # fmt: skip
+                choice = chosen_config(mine[0]["params"])
+                alone = table.time.get((graph, choice))
+                direct = "" if alone is None else f" (the choice run directly: {alone:.3f} ms)"
+                out.append(f"{backend} {objective:6} {graph}: {_text(choice)}, {t:.3f} ms"
+                           f"{direct} vs fastest {fastest:.3f}, {c:.0f} colors vs fewest "
+                           f"{fewest:.0f}: {ratio:.2f}x")  # fmt: skip
             if not ratios:
                 continue
             if objective == "fast":

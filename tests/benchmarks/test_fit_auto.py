@@ -117,12 +117,16 @@ def test_the_printed_rule_is_the_source_auto_py_holds(tmp_path):
 
 def test_evaluate_scores_auto_against_the_others(tmp_path):
     rows = _rows()
-    rows.append(_row("mesh-s", ("auto", "choice=ecl-gc;objective=fast;reduce=auto", ""), 1.1, 100))
-    rows.append(_row("mesh-l", ("auto", "choice=ecl-gc;objective=fast;reduce=auto", ""), 3.1, 100))
-    rows.append(_row("power-l", ("auto", "choice=ecl-gc;objective=fewest;reduce=auto", ""),
-                     1.0, 100))  # fmt: skip
+    chose = "choice=ecl-gc;choice.block_size=512;choice.reduce=none;choice.shortcuts=both;"
+    rows.append(_row("mesh-s", ("auto", chose + "objective=fast;reduce=auto", ""), 1.1, 100))
+    rows.append(_row("mesh-l", ("auto", chose + "objective=fast;reduce=auto", ""), 3.1, 100))
+    rows.append(_row("power-l", ("auto", chose + "objective=fewest;reduce=auto", ""), 1.0, 100))
     lines = fit_auto.evaluate(fit_auto.read_rows([_write(tmp_path / "e.csv", rows)]))
-    assert any("mesh-l: ecl-gc, 3.100 ms vs fastest 2.000" in line for line in lines)
+    assert any(
+        line.endswith("mesh-l: ecl-gc:reduce=none;shortcuts=both@512, 3.100 ms (the choice run "
+                      "directly: 3.000 ms) vs fastest 2.000, 100 colors vs fewest 100: 1.55x")
+        for line in lines
+    )  # fmt: skip
     fast = next(line for line in lines if line.startswith("gpu fast:"))
     assert fast.endswith("geomean 1.847x, worst 2.20x (geomean <= 1.15, each <= 2: NOT met)")
     fewest = next(line for line in lines if line.startswith("gpu fewest:"))
