@@ -66,11 +66,11 @@ def degree_buckets(degrees: Any, width: int | None, xp: ModuleType) -> Any:
     """Bucket of each vertex, 0 = highest degrees: floor(log2 deg / width) ranked downwards
     over the buckets that occur (all 0 when ``width`` is None)."""
     if width is None:
-        return xp.zeros(degrees.shape[0], dtype=np.int64)
-    log2 = xp.floor(xp.log2(xp.maximum(degrees, 1).astype(np.float64))).astype(np.int64)
+        return xp.zeros(degrees.shape[0], dtype=np.int32)
+    log2 = xp.floor(xp.log2(xp.maximum(degrees, 1).astype(np.float64))).astype(np.int32)
     level = log2 // width
     present = xp.unique(level)
-    return present.shape[0] - 1 - xp.searchsorted(present, level)
+    return (present.shape[0] - 1 - xp.searchsorted(present, level)).astype(np.int32)
 
 
 def layout(indptr: Any, indices: Any, width: int | None, xp: ModuleType) -> Layout:
@@ -80,7 +80,7 @@ def layout(indptr: Any, indices: Any, width: int | None, xp: ModuleType) -> Layo
     degrees = xp.diff(indptr.astype(np.int64))
     bucket = degree_buckets(degrees, width, xp)
     klass = (degrees >= WARP_DEGREE).astype(np.int64) + (degrees >= BLOCK_DEGREE)
-    key = bucket * 3 + klass
+    key = bucket.astype(np.int64) * 3 + klass
     order = xp.argsort(key * max(n, 1) + xp.arange(n, dtype=np.int64)).astype(np.int32)
     nbuckets = int(bucket.max()) + 1 if n else 0
     counts = xp.bincount(key, minlength=3 * nbuckets).reshape(nbuckets, 3)
