@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from gcbench import algorithms
 from gcbench.algorithms.execute import measure, prepare
-from gcbench.errors import SpecError
+from gcbench.errors import GpuUnavailableError, SpecError
 from gcbench.graph import Graph
 from gcbench.sources import load_graph
 from gcbench.validate import Validation
@@ -35,6 +35,7 @@ class ColorResult:
     setup_ms: float = 0.0
     warmup: int = 1
     count_setup: bool = False
+    params: dict[str, Any] = field(default_factory=dict)  # as a row records them (auto: its pick)
 
 
 def color(
@@ -45,15 +46,22 @@ def color(
     warmup: int = 1,
     reps: int = 1,
     count_setup: bool = False,
+    device: str = "auto",
     **params: Any,
 ) -> ColorResult:
     """Color ``graph`` (a Graph or a spec string) with ``algorithm``: ``warmup`` unrecorded
-    runs, then ``reps`` timed ones, each validated (DESIGN §4's protocol, as ``gcbench run``)."""
+    runs, then ``reps`` timed ones, each validated (DESIGN §4's protocol, as ``gcbench run``).
+
+    ``device`` (gpu|cpu|auto) matters for ``auto``, which exists for both: "auto" means the
+    GPU when one is usable. Other algorithms run where they run; asking one for the other
+    device is an error."""
     if warmup < 0 or reps < 1:
         raise SpecError(f"warmup must be >= 0 and reps >= 1 (got warmup={warmup}, reps={reps})")
     if isinstance(graph, str):
         graph = load_graph(graph)
-    spec = algorithms.get(algorithm)
+    spec = algorithms.get(algorithm, _backend(algorithm, device))
+    if device in ("gpu", "cpu") and spec.backend != device:
+        raise SpecError(f"{algorithm} runs on the {spec.backend.upper()}, not --device {device}")
     resolved = spec.resolve_params(params)
     prepared = prepare(graph, spec.backend)
     case = measure(
@@ -72,4 +80,24 @@ def color(
         last.setup_ms,
         warmup,
         count_setup,
+        last.coloring.params or resolved,
     )
+
+
+def _backend(algorithm: str, device: str) -> str | None:
+    """The backend to ask the registry for: ``device`` if given, else, for a name on both
+    backends, the GPU if usable (this process may initialise CUDA; the runner's parent never
+    calls this)."""
+    if device in ("gpu", "cpu"):
+        return device
+    if device != "auto":
+        raise SpecError(f"device {device!r}: choose gpu, cpu or auto")
+    if len(algorithms.backends(algorithm)) == 1:
+        return None
+    from gcbench.algorithms.gpu import runtime
+
+    try:
+        runtime.cupy()
+    except GpuUnavailableError:
+        return "cpu"
+    return "gpu"

@@ -88,18 +88,24 @@ def info(spec: str) -> None:
               help="Timed runs (each validated); the median is printed.")  # fmt: skip
 @click.option("--count-setup", is_flag=True,
               help="Include the algorithm's per-graph setup in the time.")  # fmt: skip
+@click.option("--device", type=click.Choice(["gpu", "cpu", "auto"]), default="auto",
+              show_default=True, help="For --algo auto: which backend's algorithms it picks "
+              "from (auto: the GPU if usable).")  # fmt: skip
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write one color per line, in vertex order.")  # fmt: skip
 def color(spec: str, algorithm: str, params: tuple[str, ...], block_size: int | None,
-          warmup: int, reps: int, count_setup: bool, out: Path | None) -> None:  # fmt: skip
+          warmup: int, reps: int, count_setup: bool, device: str,
+          out: Path | None) -> None:  # fmt: skip
     """Color SPEC with ALGO, validate, and print colors, time and validity.
 
     Compilation is never timed; the time is the median of --reps runs after --warmup ones.
     """
     import gcbench
+    from gcbench.algorithms import canonical_params
 
     result = gcbench.color(spec, algorithm, block_size=block_size, warmup=warmup, reps=reps,
-                           count_setup=count_setup, **parse_param_options(params))  # fmt: skip
+                           count_setup=count_setup, device=device,
+                           **parse_param_options(params))  # fmt: skip
     v = result.validation
     if out is not None:
         np.savetxt(out, result.colors, fmt="%d")
@@ -107,6 +113,7 @@ def color(spec: str, algorithm: str, params: tuple[str, ...], block_size: int | 
     setup = (f"setup {result.setup_ms:.3f} ms included" if count_setup
              else f"+ {result.setup_ms:.3f} ms setup")  # fmt: skip
     click.echo(f"algorithm    {algorithm}")
+    click.echo(f"params       {canonical_params(result.params)}")
     click.echo(f"colors       {v.colors} (max color {v.max_color})")
     click.echo(f"iterations   {'' if result.iterations is None else result.iterations}")
     click.echo(f"time         {result.time_ms:.3f} ms ({runs} after {warmup} warm-up; "

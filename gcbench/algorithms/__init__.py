@@ -13,6 +13,7 @@ from gcbench.algorithms.registry import (
     Coloring,
     Param,
     all_specs,
+    backends,
     canonical_params,
     get,
     register,
@@ -24,6 +25,7 @@ __all__ = [
     "Coloring",
     "Param",
     "all_specs",
+    "backends",
     "canonical_params",
     "get",
     "register",
@@ -37,6 +39,7 @@ def _load_all() -> None:
         for info in pkgutil.iter_modules(pkg.__path__):
             importlib.import_module(f"{pkg.__name__}.{info.name}")
     importlib.import_module(f"{__name__}.peers")
+    importlib.import_module(f"{__name__}.auto")
 
 
 _load_all()

@@ -129,20 +129,22 @@ def _kwargs(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any])
     return kwargs
 
 
-def _call(
-    spec: AlgorithmSpec, prepared: Prepared, block_size: int | None, params: dict[str, Any]
+def invoke(
+    spec: AlgorithmSpec, handle: Any, block_size: int | None, params: dict[str, Any]
 ) -> Coloring:
-    """The timed work: the algorithm, then a ``reduce`` other than "none" for a spec without
-    ``native_reduce``, on the algorithm's own backend (the GPU one needs no host copy)."""
+    """The timed work on ``handle`` (a Graph or DeviceGraph): the algorithm, then a ``reduce``
+    other than "none" for a spec without ``native_reduce``, on the algorithm's own backend
+    (the GPU one needs no host copy). It does not resolve: a chooser (``auto``) returns the
+    chosen algorithm's Coloring, whose ``resolve`` :func:`run_timed` calls after the timing."""
     mode = "none" if spec.native_reduce else params.get("reduce", "none")
-    coloring = spec.run(prepared.handle, **_kwargs(spec, block_size, params))
+    coloring = spec.run(handle, **_kwargs(spec, block_size, params))
     if mode == "none":
         return coloring
     if spec.backend == "cpu":
-        return reduction.reduce_host(prepared.handle, coloring, mode)
+        return reduction.reduce_host(handle, coloring, mode)
     from gcbench.algorithms.gpu.reduction import reduce_device
 
-    return reduce_device(prepared.handle, coloring, mode)
+    return reduce_device(handle, coloring, mode)
 
 
 def _resolved(coloring: Coloring) -> Coloring:
@@ -160,7 +162,7 @@ def run_timed(
     time of the call alone in ms. Host round trips the algorithm makes are inside it."""
     clock = _Clock(spec.backend)
     clock.mark()
-    coloring = _call(spec, prepared, block_size, params)
+    coloring = invoke(spec, prepared.handle, block_size, params)
     clock.mark()
     elapsed = clock.elapsed_ms(0, 1)
     return _resolved(coloring), elapsed
@@ -177,7 +179,7 @@ def run_with_setup(
     if spec.setup is not None:
         spec.setup(fresh.handle)
     clock.mark()
-    coloring = _call(spec, fresh, block_size, params)
+    coloring = invoke(spec, fresh.handle, block_size, params)
     clock.mark()
     total = clock.elapsed_ms(0, 2)
     return _resolved(coloring), clock.elapsed_ms(0, 1), total

@@ -2,6 +2,8 @@
 
 Algorithm modules call :func:`register` at import time; ``gcbench.algorithms`` imports them
 all. GPU modules must not import CuPy at module level, so the registry loads without a GPU.
+A name has one spec, except a ``chooser`` (``auto``), which has one per backend: whoever
+knows the backend (suite expansion, the worker, ``gcbench.color``) asks for that one.
 """
 
 from __future__ import annotations
@@ -26,12 +28,15 @@ class Coloring:
     set, is called once with the final Coloring after the timed region ends: it reads back
     what the coloring does not depend on (counters for ``iterations`` and ``trace``) and may
     raise RoundCapError, so statistics never cost time inside ``time_ms`` (DESIGN §4).
+    ``params``, when set, is what the CSV records instead of the requested parameters
+    (``auto``: its choice).
     """
 
     colors: Any
     iterations: int | None
     trace: dict[str, list[float]] = field(default_factory=dict)
     resolve: Callable[[Coloring], None] | None = None
+    params: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,8 @@ class AlgorithmSpec:
     of the graph that holds nothing cached, and only ``--count-setup`` adds it to ``time_ms``.
     Every spec has the ``reduce`` parameter (:data:`REDUCE_PARAM`); unless ``native_reduce``,
     ``run`` never sees it and the runner applies :mod:`gcbench.algorithms.reduction` itself.
+    A ``chooser`` runs another algorithm it picks per graph; it has a spec per backend under
+    one name and is left out of ``name = "*"`` suites.
     """
 
     name: str
@@ -107,6 +114,7 @@ class AlgorithmSpec:
     description: str = ""
     setup: Callable[[Any], None] | None = None
     native_reduce: bool = False
+    chooser: bool = False
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -123,15 +131,17 @@ class AlgorithmSpec:
         return out
 
 
-_REGISTRY: dict[str, AlgorithmSpec] = {}
+_REGISTRY: dict[str, dict[str, AlgorithmSpec]] = {}  # name -> backend -> spec
 
 
 def register(spec: AlgorithmSpec) -> AlgorithmSpec:
-    """Add ``spec`` to the registry (replacing one of the same name, e.g. in tests), with the
-    ``reduce`` parameter appended unless it declares one; returns the registered spec."""
+    """Add ``spec`` to the registry (replacing one of the same name, e.g. in tests, or for a
+    chooser one of the same name and backend), with the ``reduce`` parameter appended unless
+    it declares one; returns the registered spec."""
     if not any(p.name == REDUCE_PARAM.name for p in spec.params):
         spec = replace(spec, params=(*spec.params, REDUCE_PARAM))
-    _REGISTRY[spec.name] = spec
+    kept = _REGISTRY.get(spec.name, {}) if spec.chooser else {}
+    _REGISTRY[spec.name] = {**{b: s for b, s in kept.items() if s.chooser}, spec.backend: spec}
     return spec
 
 
@@ -139,23 +149,44 @@ def unregister(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def get(name: str) -> AlgorithmSpec:
-    """The spec called ``name``, or a SpecError listing the known ones."""
+def get(name: str, backend: str | None = None) -> AlgorithmSpec:
+    """The spec called ``name``, or a SpecError listing the known ones. For a name with a
+    spec per backend, the one of ``backend`` (the GPU one when None); otherwise ``backend``
+    does not matter."""
     try:
-        return _REGISTRY[name]
+        specs = _REGISTRY[name]
     except KeyError:
         known = ", ".join(sorted(_REGISTRY))
         raise SpecError(f"unknown algorithm {name!r}; known: {known}") from None
+    return specs.get(backend or "gpu") or next(iter(specs.values()))
+
+
+def backends(name: str) -> tuple[str, ...]:
+    """The backends ``name`` can run on (two for a chooser)."""
+    get(name)
+    return tuple(sorted(_REGISTRY[name]))
 
 
 def all_specs(backend: Backend | None = None) -> list[AlgorithmSpec]:
-    """Every registered spec (optionally of one backend), sorted by name."""
-    return [s for _, s in sorted(_REGISTRY.items()) if backend in (None, s.backend)]
+    """Every registered spec (optionally of one backend), sorted by name, then backend."""
+    return [
+        spec
+        for _, specs in sorted(_REGISTRY.items())
+        for _, spec in sorted(specs.items())
+        if backend in (None, spec.backend)
+    ]
 
 
 def canonical_params(params: Mapping[str, Any]) -> str:
     """``k=v;k=v`` sorted by key: the CSV ``params`` column (DESIGN §5)."""
     return ";".join(f"{k}={params[k]}" for k in sorted(params))
+
+
+def requested_params(text: str) -> str:
+    """A recorded ``params`` text without the ``choice`` keys a chooser adds: the text of
+    the case that wrote the row."""
+    kept = {k: v for k, v in parse_param_string(text).items() if k.split(".")[0] != "choice"}
+    return canonical_params(kept)
 
 
 def parse_param_string(text: str) -> dict[str, str]:

@@ -152,7 +152,7 @@ class GraphRun:
         assert self.worker is not None
         job = CaseJob(
             case.algorithm, dict(case.params), case.block_size, reps, self.settings.warmup,
-            self.settings.trace, self.settings.count_setup,
+            self.settings.trace, self.settings.count_setup, case.backend,
         )  # fmt: skip
         left = list(reps)
         what = f"{case.algorithm} on {case.graph}"

@@ -138,8 +138,14 @@ def format_value(value: Any) -> str:
 
 
 def row_key(row: Mapping[str, Any]) -> Key:
-    """(graph, algorithm, params, block_size, rep) as CSV text: what --resume skips."""
-    return tuple(format_value(row.get(c)) for c in KEY_COLUMNS)
+    """(graph, algorithm, params, block_size, rep) as CSV text: what --resume skips. The
+    params are those the case asked for (without the choice an ``auto`` row records)."""
+    from gcbench.algorithms.registry import requested_params
+
+    return tuple(
+        requested_params(format_value(row.get(c))) if c == "params" else format_value(row.get(c))
+        for c in KEY_COLUMNS
+    )
 
 
 class _Appender:

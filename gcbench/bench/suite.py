@@ -47,7 +47,8 @@ class GraphEntry:
 @dataclass(frozen=True)
 class AlgorithmEntry:
     """One ``[[algorithms]]`` table. ``name = "*"`` means every registered algorithm of
-    ``backend`` (default: the run's device) with default parameters, minus ``exclude``."""
+    ``backend`` (default: the run's device) with default parameters, minus ``exclude`` and
+    minus ``auto`` (which runs one of the others)."""
 
     name: str
     params: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
@@ -323,7 +324,7 @@ def skipped_gpu_algorithms(suite: Suite) -> list[str]:
     return [
         a.name
         for a in suite.algorithms
-        if a.name != WILDCARD and algorithms.get(a.name).backend == "gpu"
+        if a.name != WILDCARD and algorithms.get(a.name, "cpu").backend == "gpu"
     ]
 
 
@@ -337,14 +338,15 @@ def block_size_applies(spec: AlgorithmSpec) -> bool:
 
 def _entry_specs(entry: AlgorithmEntry, backend: str) -> list[AlgorithmSpec]:
     if entry.name != WILDCARD:
-        spec = algorithms.get(entry.name)
+        spec = algorithms.get(entry.name, backend)
         return [] if spec.backend == "gpu" and backend == "cpu" else [spec]
     for name in entry.exclude:
         algorithms.get(name)  # a typo in exclude is an error too
     wanted = entry.backend or backend
     if wanted == "gpu" and backend == "cpu":
         return []
-    return [s for s in algorithms.all_specs(wanted) if s.name not in entry.exclude]
+    specs = algorithms.all_specs(wanted)
+    return [s for s in specs if s.name not in entry.exclude and not s.chooser]
 
 
 def _declared(spec: AlgorithmSpec) -> set[str]:

@@ -41,6 +41,7 @@ class CaseJob:
     warmup: int
     trace: bool
     count_setup: bool = False
+    backend: str | None = None  # the case's backend: picks auto's spec
 
 
 @dataclass(frozen=True)
@@ -180,10 +181,10 @@ class _Worker:
     def run_case(self, job: CaseJob) -> bool:
         """Run ``job``, sending one row per repetition; returns whether the worker should be
         replaced (after an unexpected GPU failure the CUDA context may be unusable)."""
-        from gcbench.algorithms import execute, get
+        from gcbench.algorithms import canonical_params, execute, get
         from gcbench.bench.results import device_columns, trace_rows
 
-        spec = get(job.algorithm)
+        spec = get(job.algorithm, job.backend)
         done = 0
         device = {"device": spec.backend}
         try:
@@ -217,6 +218,8 @@ class _Worker:
                     "conflicts": v.conflicts,
                     "uncolored": v.uncolored,
                 }
+                if run.coloring.params is not None:  # auto: the choice it made
+                    fields["params"] = canonical_params(run.coloring.params)
                 trace = None
                 if job.trace and run.coloring.trace:
                     trace = list(trace_rows({"rep": rep}, run.coloring.trace))

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from gcbench.algorithms.registry import requested_params
 from gcbench.bench.results import STATUSES
 from gcbench.errors import InputError
 
@@ -97,7 +98,8 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     out["note"] = _failure_note(out)
     out = in_graph_order(out.reset_index(), rows["graph"].unique())
     out["block_size"] = out["block_size"].astype("Int64").replace(0, pd.NA)
-    out["config"] = config_label(out["algorithm"], out["params"])
+    requested = out["params"].map(requested_params)  # auto: one configuration, any choice
+    out["config"] = config_label(out["algorithm"], requested)
     out["label"] = group_label(out["config"], out["block_size"])
     seconds = out["time_ms"] / 1e3
     out["mverts_per_s"] = out["n"] / seconds / 1e6

@@ -3,10 +3,12 @@ set of DESIGN §7), and each graph generated and copied to the device once per s
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gcbench import load_graph
 from gcbench.algorithms.execute import prepare
+from gcbench.graph import Graph, from_edges
 
 KRON_HUB = "gen:kron?scale=16&edgefactor=48"  # max degree 17,312
 FAMILY_SPECS = (
@@ -47,3 +49,21 @@ def on_gpu(tmp_path_factory):
         return cache[spec]
 
     return get
+
+
+def kron_with_hub(data_dir=None) -> Graph:
+    """gen:kron?scale=17 plus a vertex adjacent to all 131,072 others (degree > 10^5)."""
+    kron = load_graph("gen:kron?scale=17", data_dir=data_dir)
+    rows, cols = kron.edges()
+    everyone = np.arange(1, kron.n, dtype=rows.dtype)
+    rows = np.concatenate([rows, np.zeros_like(everyone)])
+    cols = np.concatenate([cols, everyone])
+    name = "kron 17 + hub"
+    return from_edges(kron.n, rows, cols, name=name, source=name)
+
+
+@pytest.fixture(scope="session")
+def kron_hub(tmp_path_factory):
+    """(Graph, Prepared) of :func:`kron_with_hub`, built and copied to the device once."""
+    graph = kron_with_hub(tmp_path_factory.getbasetemp() / "gcbench-data")
+    return graph, prepare(graph, "gpu")

@@ -1,0 +1,224 @@
+"""``auto``: pick an algorithm and its parameters for a graph from cheap features (issue 17).
+
+The rule is a decision list per backend. A graph is **skewed** when its maximum degree is at
+least ``skew`` times its mean degree (power-law graphs, hubs), else **large** when it has at
+least ``large_nnz`` stored entries, else **small**; for each kind and objective (``fast``:
+least time, ``fewest``: fewest colors, possibly with color reduction) the rule names one
+configuration. The thresholds and picks between the markers below are written by
+``benchmarks/fit_auto.py`` from results CSVs; docs/auto.md says which tables they come from
+and how to refit them.
+
+``auto`` has a spec per backend under one name (a registry ``chooser``): on the GPU it picks
+among GPU algorithms, on the CPU (``--device cpu``, or no usable GPU) among CPU ones. Its
+time includes computing the features; its row records the choice in ``params`` as
+``choice=NAME;choice.K=V;...`` beside its own ``objective`` and ``reduce``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from gcbench.algorithms.registry import (
+    REDUCE_MODES,
+    AlgorithmSpec,
+    Coloring,
+    Param,
+    get,
+    parse_param_string,
+    register,
+)
+
+OBJECTIVES = ("fast", "fewest")
+KINDS = ("skewed", "large", "small")
+CHOICE = "choice"  # the key, and the prefix of the keys, auto adds to its recorded params
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the rule looks at: sizes and the degree extremes of the graph."""
+
+    n: int
+    nnz: int
+    max_degree: int
+
+    @property
+    def mean_degree(self) -> float:
+        return self.nnz / self.n if self.n else 0.0
+
+    @property
+    def skew(self) -> float:
+        """Maximum over mean degree (1 for a graph without edges)."""
+        return self.max_degree / self.mean_degree if self.nnz else 1.0
+
+
+def features(indptr: Any, xp: ModuleType) -> Features:
+    """The features of a CSR graph from its offsets alone (``xp`` = numpy for a host graph,
+    cupy for a device one): one pass over the n degrees and a single copy of two numbers."""
+    n = int(indptr.shape[0]) - 1
+    if n <= 0:
+        return Features(0, 0, 0)
+    nnz, max_degree = xp.stack([indptr[-1], xp.diff(indptr).max()]).tolist()
+    return Features(n, int(nnz), int(max_degree))
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A configuration: algorithm, canonical ``k=v;k=v`` parameters, block size (GPU)."""
+
+    algorithm: str
+    params: str = ""
+    block_size: int | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One backend's decision list (module docstring)."""
+
+    skew: float
+    large_nnz: float
+    picks: Mapping[str, Mapping[str, Pick]]  # objective -> kind -> pick
+
+    def kind(self, f: Features) -> str:
+        if f.skew >= self.skew:
+            return "skewed"
+        return "large" if f.nnz >= self.large_nnz else "small"
+
+
+# --- fitted rule: written by benchmarks/fit_auto.py, do not edit by hand ---
+RULES = {
+    "cpu": Rule(
+        skew=7.16545,
+        large_nnz=2.48899e06,
+        picks={
+            "fast": {
+                "skewed": Pick("greedy", "order=ff;reduce=none;seed=0", None),
+                "large": Pick("greedy", "order=ff;reduce=none;seed=0", None),
+                "small": Pick("greedy", "order=ff;reduce=none;seed=0", None),
+            },
+            "fewest": {
+                "skewed": Pick("greedy", "order=sd;reduce=both;seed=0", None),
+                "large": Pick("greedy", "order=ldf;reduce=both;seed=0", None),
+                "small": Pick("greedy", "order=sd;reduce=both;seed=0", None),
+            },
+        },
+    ),
+    "gpu": Rule(
+        skew=55.2983,
+        large_nnz=1.26864e08,
+        picks={
+            "fast": {
+                "skewed": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
+                "large": Pick("cohen", "hashes=4;reduce=none", 256),
+                "small": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
+            },
+            "fewest": {
+                "skewed": Pick("ecl-gc", "reduce=both;shortcuts=both", 512),
+                "large": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
+                "small": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
+            },
+        },
+    ),
+}
+# --- end of fitted rule ---
+
+
+def choose(f: Features, objective: str, backend: str) -> Pick:
+    """The configuration the rule picks for a graph with features ``f``."""
+    rule = RULES[backend]
+    return rule.picks[objective][rule.kind(f)]
+
+
+def _chosen(pick: Pick, backend: str, reduce: str) -> tuple[AlgorithmSpec, dict[str, Any]]:
+    """The picked spec and its resolved parameters (``reduce`` overrides the pick's unless
+    it is "auto")."""
+    spec = get(pick.algorithm, backend)
+    given = parse_param_string(pick.params)
+    if reduce != "auto":
+        given["reduce"] = reduce
+    return spec, spec.resolve_params(given)
+
+
+def recorded(objective: str, reduce: str, pick: Pick, params: Mapping[str, Any]) -> dict:
+    """The params an auto row records: its own, then the choice under ``choice.*``."""
+    out: dict[str, Any] = {"objective": objective, "reduce": reduce, CHOICE: pick.algorithm}
+    out.update({f"{CHOICE}.{k}": v for k, v in params.items()})
+    if pick.block_size is not None:
+        out[f"{CHOICE}.block_size"] = pick.block_size
+    return out
+
+
+def _features_of(handle: Any, backend: str) -> Features:
+    if backend == "gpu":
+        from gcbench.algorithms.gpu import runtime
+
+        return features(handle.indptr, runtime.cupy())
+    import numpy as np
+
+    return features(handle.indptr, np)
+
+
+def _runner(backend: str):  # type: ignore[no-untyped-def]
+    def run(
+        handle: Any, *, objective: str = "fast", reduce: str = "auto", block_size: int = 0
+    ) -> Coloring:
+        """Features, choice, then the chosen algorithm exactly as the runner would call it
+        (``block_size`` is the choice's; the one passed in is ignored)."""
+        from gcbench.algorithms.execute import invoke
+
+        pick = choose(_features_of(handle, backend), objective, backend)
+        spec, params = _chosen(pick, backend, reduce)
+        coloring = invoke(spec, handle, pick.block_size, params)
+        coloring.params = recorded(objective, reduce, pick, params)
+        return coloring
+
+    return run
+
+
+def _setup(backend: str):  # type: ignore[no-untyped-def]
+    def setup(handle: Any) -> None:
+        """The per-graph setup of every algorithm the rule may pick for this graph, after
+        compiling every configuration it may pick on any graph (cached: once per process,
+        and :func:`gcbench.algorithms.execute.prime` of ``auto`` runs this first)."""
+        from gcbench.algorithms.execute import prime
+
+        for picks in RULES[backend].picks.values():
+            for pick in picks.values():
+                spec, params = _chosen(pick, backend, "auto")
+                prime(spec, pick.block_size, params)
+        f = _features_of(handle, backend)
+        for objective in OBJECTIVES:
+            spec = get(choose(f, objective, backend).algorithm, backend)
+            if spec.setup is not None:
+                spec.setup(handle)
+
+    return setup
+
+
+for _backend in ("gpu", "cpu"):
+    register(
+        AlgorithmSpec(
+            name="auto",
+            backend=_backend,  # type: ignore[arg-type]
+            family="gcbench's own rule from its measured tables (docs/auto.md)",
+            run=_runner(_backend),
+            params=(
+                Param("objective", "fast", choices=OBJECTIVES, help="fast | fewest colors"),
+                Param(
+                    "reduce",
+                    "auto",
+                    choices=("auto", *REDUCE_MODES),
+                    help="auto: as the rule picks; else this reduction after the choice",
+                ),
+            ),
+            deterministic=False,
+            iterations_meaning="the chosen algorithm's",
+            description=f"picks a {_backend.upper()} algorithm and parameters from the "
+            "graph's size and degree skew",
+            setup=_setup(_backend),
+            native_reduce=True,
+            chooser=True,
+        )
+    )

@@ -1,0 +1,222 @@
+"""gm-gpu: Gebremedhin-Manne speculative coloring over device worklists, after Atos.
+
+Atos (Chen et al., ICPP 2022; jpl-borione §II-B) runs two cooperating kernels: one colors the
+uncolored frontier GM style (smallest color no neighbour shows, each neighbour list read once),
+the other checks the new colors, retires the vertices without conflict and sends the losers of
+each conflict back to the frontier. ``kernels/gm_gpu.cu`` does the same with device-side
+queues and a tight launch loop: a pass is ``gm_color`` then ``gm_check`` over the frontier
+only, and the host reads a few counters once every ``batch`` passes. Losers are decided by
+DESIGN §3's priority (degree, hash32, id), so the highest-priority vertex of every frontier
+retires and at most n passes are ever needed (the cap, :func:`pass_cap`).
+
+``buckets=degree`` (default) colors degree buckets [4^k, 4^(k+1)) from the highest down, each
+bucket to completion, which brings the colors close to greedy largest-degree-first;
+``buckets=none`` puts every vertex in one frontier, as Atos does. The layout (bucket lists and
+the CSR of same-bucket edges) is per-graph setup. Decisions and the analysis behind them:
+docs/gm-gpu.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.gpu.independent_set import check_block_size
+from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, register
+from gcbench.errors import RoundCapError
+
+FAMILY = "gm_gpu"
+BLOCK = 256
+WARP_DEGREE = 32  # rows at least this long are colored and checked by a warp ...
+BLOCK_DEGREE = 2048  # ... and at least this long by a thread block
+BUCKET_WIDTH = 2  # buckets=degree: bucket k holds degrees [4^k, 4^(k+1)) (log2 width 2)
+BUCKETINGS = ("degree", "none")
+BATCH = 8
+TRACE_PASSES = 1 << 14  # per-pass frontier sizes kept; later passes share the last slot
+# status[] slots, as in kernels/gm_gpu.cu
+S_BUCKET, S_COUNT, S_PASSES, S_TRACE = 0, 2, 8, 16
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where each pass's frontier comes from, as numpy or CuPy arrays.
+
+    ``order`` lists the vertices bucket by bucket (highest degrees first), each bucket as
+    light | warp | block classes (ids ascending); ``buckets[b]`` holds (offset, count) of each
+    class in ``order``. ``same_indptr``/``same_indices`` is the CSR of the edges inside a
+    bucket. ``classes`` is each class's size over all buckets (the loser queues' segments).
+    """
+
+    order: Any
+    buckets: Any
+    classes: tuple[int, int, int]
+    same_indptr: Any
+    same_indices: Any
+
+    @property
+    def nbuckets(self) -> int:
+        return int(self.buckets.shape[0])
+
+
+def degree_buckets(degrees: Any, width: int | None, xp: ModuleType) -> Any:
+    """Bucket of each vertex, 0 = highest degrees: floor(log2 deg / width) ranked downwards
+    over the buckets that occur (all 0 when ``width`` is None)."""
+    if width is None:
+        return xp.zeros(degrees.shape[0], dtype=np.int32)
+    log2 = xp.floor(xp.log2(xp.maximum(degrees, 1).astype(np.float64))).astype(np.int32)
+    level = log2 // width
+    present = xp.unique(level)
+    return (present.shape[0] - 1 - xp.searchsorted(present, level)).astype(np.int32)
+
+
+def layout(indptr: Any, indices: Any, width: int | None, xp: ModuleType) -> Layout:
+    """The frontier layout of a CSR graph for bucket ``width`` (None: one bucket), with ``xp`` =
+    numpy or cupy; int32 arrays out. The same code builds it on the device and in the tests."""
+    n = int(indptr.shape[0]) - 1
+    degrees = xp.diff(indptr.astype(np.int64))
+    bucket = degree_buckets(degrees, width, xp)
+    klass = (degrees >= WARP_DEGREE).astype(np.int64) + (degrees >= BLOCK_DEGREE)
+    key = bucket.astype(np.int64) * 3 + klass
+    order = xp.argsort(key * max(n, 1) + xp.arange(n, dtype=np.int64)).astype(np.int32)
+    nbuckets = int(bucket.max()) + 1 if n else 0
+    counts = xp.bincount(key, minlength=3 * nbuckets).reshape(nbuckets, 3)
+    offsets = xp.cumsum(counts.ravel()).reshape(nbuckets, 3) - counts
+    buckets = xp.stack([offsets, counts], axis=2).reshape(nbuckets, 6).astype(np.int32)
+    classes = tuple(int(c) for c in counts.sum(axis=0)) if n else (0, 0, 0)
+    if nbuckets <= 1:
+        same_indptr = indptr.astype(np.int32, copy=False)
+        same_indices = indices.astype(np.int32, copy=False)
+    else:
+        nnz = int(indices.shape[0])
+        rows = xp.searchsorted(indptr[1:], xp.arange(nnz, dtype=indptr.dtype), side="right")
+        inside = bucket[indices] == bucket[rows]
+        per_row = xp.bincount(rows[inside], minlength=n)
+        same_indptr = xp.concatenate([xp.zeros(1, np.int64), xp.cumsum(per_row)]).astype(np.int32)
+        same_indices = indices[inside].astype(np.int32)
+    return Layout(order, buckets, classes, same_indptr, same_indices)  # type: ignore[arg-type]
+
+
+@dataclass
+class _Scratch:
+    """Per-graph device state: both layouts and the buffers every run reuses."""
+
+    layouts: dict[str, Layout]
+    lforbid: Any  # uint32[n]: forbidden colors < 32 of light vertices
+    hbits: Any  # uint32[nnz / 32 + n + 1]: forbidden colors 0..deg of heavier vertices
+    queues: Any  # int32[2n]: the loser queues of odd and even passes
+    status: Any  # int32[S_TRACE + TRACE_PASSES]
+
+
+def _build(dg: runtime.DeviceGraph) -> _Scratch:
+    cp = runtime.cupy()
+    layouts = {
+        "degree": layout(dg.indptr, dg.indices, BUCKET_WIDTH, cp),
+        "none": layout(dg.indptr, dg.indices, None, cp),
+    }
+    return _Scratch(
+        layouts=layouts,
+        lforbid=cp.empty(max(dg.n, 1), dtype=cp.uint32),
+        hbits=cp.empty(dg.nnz // 32 + dg.n + 1, dtype=cp.uint32),
+        queues=cp.empty(max(2 * dg.n, 1), dtype=cp.int32),
+        status=cp.empty(S_TRACE + TRACE_PASSES, dtype=cp.int32),
+    )
+
+
+def scratch(dg: runtime.DeviceGraph) -> _Scratch:
+    """The graph's layouts and buffers, built once (the spec's setup)."""
+    return dg.extra("gm-gpu", _build)
+
+
+def pass_cap(n: int) -> int:
+    """Passes before a run counts as hung: every pass retires its frontier's highest-priority
+    vertex (docs/gm-gpu.md), so n passes always suffice."""
+    return n + 1
+
+
+def grid(lay: Layout, block: int) -> int:
+    """Blocks of both kernels: enough for the largest class of any frontier (light: a thread
+    per vertex, warp: a warp, block: a block), at most what fills the device once."""
+    light, warp, whole = lay.classes
+    need = max(runtime.grid_for(light, block), runtime.grid_for(warp * 32, block), whole)
+    return min(need, runtime.persistent_grid(block))
+
+
+def run(
+    dg: runtime.DeviceGraph,
+    *,
+    block_size: int = BLOCK,
+    buckets: str = "degree",
+    batch: int = BATCH,
+) -> Coloring:
+    """Color ``dg``; ``iterations`` = frontier passes (each one gm_color + one gm_check),
+    ``trace["frontier"]`` = the frontier size of each pass. Not deterministic: neighbours
+    colored at the same moment race (the colors, not their validity, vary between runs)."""
+    check_block_size(block_size, "gm-gpu")
+    cp = runtime.cupy()
+    n = dg.n
+    colors = cp.full(n, -1, dtype=cp.int32)
+    if n == 0:
+        return Coloring(colors, 0, {"frontier": []})
+    s = scratch(dg)
+    lay = s.layouts[buckets]
+    s.status.fill(0)
+    seg1, seg2 = np.int32(lay.classes[0]), np.int32(lay.classes[0] + lay.classes[1])
+    where = (lay.order, lay.buckets, np.int32(lay.nbuckets))
+    same = (lay.same_indptr, lay.same_indices)
+    color = runtime.kernel(FAMILY, "gm_color")
+    check = runtime.kernel(FAMILY, "gm_check")
+    shape = ((grid(lay, block_size),), (block_size,))
+    shared = block_size // 32 * 64 * 4  # two 1024-color windows per warp
+    n32, cap, passes = np.int32(n), pass_cap(n), 0
+    while True:
+        for _ in range(batch):
+            k = np.int32(passes)
+            color(*shape, (k, n32, dg.indptr, dg.indices, *same, colors, s.lforbid, s.hbits,
+                           *where, s.queues, seg1, seg2, s.status, np.int32(TRACE_PASSES)),
+                  shared_mem=shared)  # fmt: skip
+            check(*shape, (k, n32, dg.indptr, *same, colors, *where, s.queues, seg1, seg2,
+                           s.status))  # fmt: skip
+            passes += 1
+        head = s.status[:S_TRACE].get()
+        parity = (passes - 1) & 1
+        losers = int(head[S_COUNT + 3 * parity : S_COUNT + 3 * parity + 3].sum())
+        if losers == 0 and head[S_BUCKET + parity] >= lay.nbuckets:
+            break
+        if passes >= cap:
+            raise RoundCapError(
+                f"gm-gpu: {dg.name} still had {losers} vertices to recolor after {passes} "
+                "passes; report this graph (every pass should retire at least one)",
+                colors,
+            )
+    done = int(head[S_PASSES])
+    frontier = s.status[S_TRACE : S_TRACE + min(done, TRACE_PASSES)].get()
+    return Coloring(colors, done, {"frontier": frontier.astype(float).tolist()})
+
+
+spec = register(
+    AlgorithmSpec(
+        name="gm-gpu",
+        backend="gpu",
+        family="Gebremedhin-Manne after Atos (jpl-borione-ieee-access-2023 §II-B)",
+        run=run,
+        params=(
+            Param(
+                "buckets",
+                "degree",
+                choices=BUCKETINGS,
+                help="degree: buckets of degree colored highest first | none: one frontier",
+            ),
+            Param("batch", BATCH, int, low=1, high=1024, help="passes launched per counter read"),
+        ),
+        deterministic=False,
+        block_size_matters=True,
+        default_block_size=BLOCK,
+        iterations_meaning="frontier passes (gm_color + gm_check)",
+        description="GM speculative coloring over device worklists, LDF conflict priority",
+        setup=scratch,
+    )
+)
