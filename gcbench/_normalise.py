@@ -86,7 +86,7 @@ def _dedupe(starts: np.ndarray, keys: np.ndarray, unique: np.ndarray, key_bits: 
 
     Returns the number of distinct stored-direction entries (u, v).
     """
-    stored = 0
+    stored_rows = np.zeros(starts.size - 1, dtype=np.int64)  # summed after: see validate.py
     for u in numba.prange(starts.size - 1):
         row = keys[starts[u] : starts[u + 1]]
         if RADIX_MIN <= row.size <= RADIX_MAX:
@@ -107,7 +107,10 @@ def _dedupe(starts: np.ndarray, keys: np.ndarray, unique: np.ndarray, key_bits: 
                 if (key & np.uint32(1)) == 0:
                     here += 1
         unique[u + 1] = count
-        stored += here
+        stored_rows[u] = here
+    stored = 0
+    for u in range(stored_rows.size):
+        stored += stored_rows[u]
     return stored
 
 

@@ -64,16 +64,20 @@ def validate(graph: Graph, colors: np.ndarray) -> Validation:
 @numba.njit(parallel=True, cache=True)
 def _conflicting_edges(indptr: np.ndarray, indices: np.ndarray, colors: np.ndarray) -> int:
     """Edges {u, v} with colors[u] == colors[v] >= 0, each counted once: rows are sorted and
-    symmetric (the Graph invariant), so only the neighbours above u are looked at."""
-    total = 0
+    symmetric (the Graph invariant), so only the neighbours above u are looked at. Counts go
+    to one slot per vertex and are summed after the loop: numba's parfor reduction analysis
+    fails on a scalar accumulated across rows in some versions ("unexpected cycle")."""
+    per_vertex = np.zeros(colors.size, dtype=np.int32)
     for u in numba.prange(colors.size):
         mine = colors[u]
-        if mine < 0:
-            continue
-        lo, hi = indptr[u], indptr[u + 1]
-        here = 0
-        for k in range(lo + np.searchsorted(indices[lo:hi], u), hi):
-            if colors[indices[k]] == mine:
-                here += 1
-        total += here
+        if mine >= 0:
+            lo, hi = indptr[u], indptr[u + 1]
+            here = 0
+            for k in range(lo + np.searchsorted(indices[lo:hi], u), hi):
+                if colors[indices[k]] == mine:
+                    here += 1
+            per_vertex[u] = here
+    total = 0
+    for u in range(colors.size):
+        total += per_vertex[u]
     return total
