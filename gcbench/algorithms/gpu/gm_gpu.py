@@ -67,7 +67,9 @@ def degree_buckets(degrees: Any, width: int | None, xp: ModuleType) -> Any:
     over the buckets that occur (all 0 when ``width`` is None)."""
     if width is None:
         return xp.zeros(degrees.shape[0], dtype=np.int32)
-    log2 = xp.floor(xp.log2(xp.maximum(degrees, 1).astype(np.float64))).astype(np.int32)
+    # floor(log2 d) from the float's exponent, exact on both numpy and CuPy (a float log2 can
+    # land just below an integer on one of them, putting a degree of 4^k in another bucket)
+    log2 = xp.frexp(xp.maximum(degrees, 1).astype(np.float64))[1].astype(np.int32) - 1
     level = log2 // width
     present = xp.unique(level)
     return (present.shape[0] - 1 - xp.searchsorted(present, level)).astype(np.int32)

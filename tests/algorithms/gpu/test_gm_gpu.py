@@ -252,3 +252,12 @@ def test_reaching_the_pass_cap_is_a_timeout_not_a_hang(on_gpu, monkeypatch):
         run(prepared, batch=1)
     monkeypatch.undo()
     check_run(graph, run(prepared, batch=1), "degree")
+
+
+def test_degree_buckets_are_exact_at_powers_of_four():
+    # [4^k, 4^(k+1)): 63 and 64 on either side of 4^3, computed without a float log
+    degrees = np.array([1, 3, 4, 15, 16, 63, 64, 255, 256, 2**31 - 1])
+    levels = np.frexp(degrees.astype(float))[1] - 1
+    assert (levels // 2).tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 4, 15]
+    buckets = gm_gpu.degree_buckets(degrees, 2, np)
+    assert buckets.tolist() == [9, 9, 8, 8, 7, 7, 6, 6, 5, 0]
