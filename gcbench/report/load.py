@@ -113,6 +113,12 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
     """
     notes: list[str] = []
     frames = [_read(Path(p), NEEDED, "results", notes) for p in paths]
+    for frame, path in zip(frames, paths, strict=True):
+        if "schema_version" not in frame.columns:
+            notes.append(
+                f"{path}: result schema v1 (before setup_ms, count_setup, clock and command "
+                "were recorded): its times count no setup"
+            )
     frames = [
         f.assign(**{COUNT_SETUP: _count_setup(f, p)}) for f, p in zip(frames, paths, strict=True)
     ]

@@ -52,6 +52,8 @@ def test_older_files_count_no_setup(reps, write_csv):
     rep = report([old, new])
     assert rep.timing == ALGORITHM_ONLY and not rep.summary.count_setup.any()
     assert rep.summary.set_index("algorithm").reps.to_dict() == {"jpl": 4, "greedy": 1}
+    v1 = [note for note in rep.notes if "result schema v1" in note]
+    assert len(v1) == 1 and str(old) in v1[0]  # one line, for the old file only
 
 
 def test_a_mix_of_timing_conventions_is_refused(reps, write_csv):
