@@ -98,7 +98,9 @@ class AlgorithmSpec:
     Every spec has the ``reduce`` parameter (:data:`REDUCE_PARAM`); unless ``native_reduce``,
     ``run`` never sees it and the runner applies :mod:`gcbench.algorithms.reduction` itself.
     A ``chooser`` runs another algorithm it picks per graph; it has a spec per backend under
-    one name and is left out of ``name = "*"`` suites.
+    one name and is left out of ``name = "*"`` suites. ``precompile(block_size, params)``,
+    when given, compiles what the primer graph cannot reach (a kernel variant chosen by graph
+    size); :func:`gcbench.algorithms.execute.prime` calls it.
     """
 
     name: str
@@ -114,6 +116,7 @@ class AlgorithmSpec:
     description: str = ""
     setup: Callable[[Any], None] | None = None
     native_reduce: bool = False
+    precompile: Callable[[int | None, Mapping[str, Any]], None] | None = None
     chooser: bool = False
 
     def param(self, name: str) -> Param:

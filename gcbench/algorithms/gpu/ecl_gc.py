@@ -150,6 +150,14 @@ def _graph(dgraph: runtime.DeviceGraph, s: _Scratch, block: int, shortcuts: str)
     return s.graphs[key]
 
 
+def _precompile(block_size: int | None, params: Any) -> None:
+    """Both LOW_SYNC variants of the kernels (the primer graph is small enough for one)."""
+    block = _check_block(block_size or BLOCK)
+    for sync in (0, 1):
+        for name in ("ecl_init", "ecl_high", "ecl_low"):
+            _persistent_blocks(name, block, sync)
+
+
 def _check_block(block: int) -> int:
     if block % 32 or not 32 <= block <= 1024:
         raise SpecError(f"ecl-gc: block size {block} must be a multiple of 32 in 32..1024")
@@ -318,5 +326,6 @@ spec = register(
         description="JP largest-degree-first with shortcuts, persistent asynchronous kernels",
         setup=_setup,
         native_reduce=True,
+        precompile=_precompile,
     )
 )

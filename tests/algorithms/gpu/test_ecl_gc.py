@@ -153,3 +153,20 @@ def test_other_gpu_algorithms_reduce_on_the_device(on_gpu, name):
     assert reduced.validation.valid and reduced.validation.colors <= plain.validation.colors
     if spec.deterministic:
         assert np.array_equal(reduced.colors, host)
+
+
+def test_priming_compiles_both_low_sync_variants(on_gpu, monkeypatch):
+    # the primer graph is far below L2, so only its precompile step builds LOW_SYNC=1
+    from gcbench.algorithms import execute
+    from gcbench.algorithms.gpu import runtime
+
+    spec_ = algorithms.get("ecl-gc")
+    params = spec_.resolve_params({})
+    execute.prime(spec_, 512, params)
+    before = runtime.compile_count()
+    graph, prepared, reference = on_gpu("gen:rgg?scale=15")
+    for sync in (0, 1):
+        monkeypatch.setattr(ecl_gc, "low_sync", lambda nnz, sync=sync: sync)
+        outcome = execute.measure(spec_, prepared, 512, params, reps=1, warmup=0).last
+        assert np.array_equal(outcome.colors, reference), sync
+    assert runtime.compile_count() == before
