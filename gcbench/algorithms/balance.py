@@ -42,7 +42,7 @@ from gcbench.validate import class_sizes
 
 MAX_ROUNDS = 64  # rounds per pass, those that only slide the window included
 WINDOW = 32  # under-full classes a round offers (one bit each in a 32-bit mask)
-_NO_PRIORITY = np.uint64(0xFFFFFFFF)
+_ALL32 = np.uint64(0xFFFFFFFF)
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,8 @@ def accept(
 def _within(xp: ModuleType, group: Any, priority: Any, quota: Any) -> Any:
     """Whether each item ranks below its group's quota, ranked by priority (highest first;
     priorities are distinct, so the order is total and the result deterministic)."""
-    key = (group.astype(xp.uint64) << np.uint64(32)) | (_NO_PRIORITY - priority.astype(xp.uint64))
+    descending = priority.astype(xp.uint64) ^ _ALL32  # 2**32 - 1 - priority
+    key = (group.astype(xp.uint64) << np.uint64(32)) | descending
     order = xp.argsort(key)
     ordered = group[order]
     rank = xp.arange(ordered.size) - xp.searchsorted(ordered, ordered, side="left")

@@ -26,6 +26,9 @@ from gcbench.errors import InputError
 
 SCHEMA_VERSION = 2
 
+# Every coloring's class balance (gcbench/validate.py, docs/balance-levels.md).
+BALANCE_COLUMNS: tuple[str, ...] = ("min_class", "max_class", "class_cv")
+CLASS_SIZE_SERIES = "class_size"  # trace series: class sizes, largest first (not per round)
 # What ``--metrics levels`` adds to a row (gcbench/levels.py, docs/balance-levels.md).
 LEVEL_COLUMNS: tuple[str, ...] = (
     "levels_natural", "levels_colored", "trsv_natural_ms", "trsv_colored_ms",
@@ -43,7 +46,7 @@ COLUMNS: tuple[str, ...] = (
     # v2 (docs/runner.md)
     "setup_ms", "count_setup", "compute_capability", "sm_clock_mhz", "command",
     "gpu_index",  # the GPU of the worker that ran the row; empty on a CPU run
-    "min_class", "max_class", "class_cv",  # color-class balance (docs/balance-levels.md)
+    *BALANCE_COLUMNS,  # color-class balance (docs/balance-levels.md)
     *LEVEL_COLUMNS,  # --metrics levels; empty without it
     "schema_version",
 )  # fmt: skip

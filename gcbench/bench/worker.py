@@ -82,8 +82,8 @@ def classify(exc: BaseException) -> tuple[str, str]:
 
 
 def class_size_series(colors: Any) -> list[float]:
-    """The trace series ``class_size``: the sizes of the non-empty color classes, largest
-    first (the report's balance plot draws them)."""
+    """The trace series ``class_size`` (CLASS_SIZE_SERIES): the sizes of the non-empty color
+    classes, largest first (the report's balance plot draws them)."""
     import numpy as np
 
     from gcbench.validate import color_class_sizes
@@ -204,7 +204,7 @@ class _Worker:
         """Run ``job``, sending one row per repetition; returns whether the worker should be
         replaced (after an unexpected GPU failure the CUDA context may be unusable)."""
         from gcbench.algorithms import canonical_params, execute, get
-        from gcbench.bench.results import device_columns, trace_rows
+        from gcbench.bench.results import CLASS_SIZE_SERIES, device_columns, trace_rows
 
         spec = get(job.algorithm, job.backend)
         done = 0
@@ -249,7 +249,8 @@ class _Worker:
                     fields["params"] = canonical_params(run.coloring.params)
                 trace = None
                 if job.trace:
-                    series = {**run.coloring.trace, "class_size": class_size_series(run.colors)}
+                    sizes = class_size_series(run.colors)
+                    series = {**run.coloring.trace, CLASS_SIZE_SERIES: sizes}
                     trace = list(trace_rows({"rep": rep}, series))
                 self.conn.send(("row", fields, trace))
                 done += 1

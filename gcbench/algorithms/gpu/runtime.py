@@ -255,8 +255,9 @@ def validate_device(dgraph: DeviceGraph, colors: Any, *, block_size: int = 256) 
     class sizes as it checks the edges, ``class_sums`` sums the classes); only seven counts
     and the largest color come back to the host."""
     cp = cupy()
-    out = cp.zeros(len(_SUMS), dtype=np.uint64)
-    out[_SUMS.index("smallest")] = np.iinfo(np.uint64).max
+    start = np.zeros(len(_SUMS), dtype=np.uint64)
+    start[_SUMS.index("smallest")] = np.iinfo(np.uint64).max
+    out = cp.asarray(start)
     top = cp.full(1, -1, dtype=np.int32)
     if dgraph.n:
         n = np.int32(dgraph.n)
