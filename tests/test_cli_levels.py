@@ -41,7 +41,6 @@ def test_levels_prints_natural_and_colored_levels(data):
 
 def test_levels_errors_are_one_line(data):
     for args, message in [
-        (("--algo", "nope"), "error: unknown algorithm 'nope'"),
         (("--algo", "greedy", "--reps", "0"), "error: solve reps must be >= 1"),
         (("--algo", "greedy", "--param", "balance=tilt"), "error: greedy: balance=tilt is not"),
     ]:
