@@ -188,12 +188,15 @@ def color(spec: str, algorithm: str, params: tuple[str, ...], block_size: int | 
     default=None,
     help="K/N: run share K of N of the graphs (cost-balanced); join with merge.",
 )
+@click.option("--metrics", default="",
+              help="levels: add level-scheduling columns to every valid row "
+              "(docs/balance-levels.md).")  # fmt: skip
 def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...],
          params: tuple[str, ...], block_sizes: str | None, reps: int | None,
          warmup: int | None, timeout: float | None, device: str, out: Path | None,
          resume: Path | None, count_setup: bool | None, trace: bool, offline: bool,
          quiet: bool, gpus: str | None, cluster: str | None,
-         shard: str | None) -> None:  # fmt: skip
+         shard: str | None, metrics: str) -> None:  # fmt: skip
     """Benchmark a suite: every case validated, one CSV row per repetition.
 
     Exits 1 if any row is invalid, error or timeout; 130 if interrupted (rerun the same
@@ -208,6 +211,7 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
         block_sizes=block_sizes, reps=reps, warmup=warmup, timeout=timeout, device=device,
         out=out, resume=resume, trace=trace, offline=offline, progress=not quiet, gpus=gpus,
         cluster=cluster, shard=shard, count_setup=count_setup, command=_command_line(),
+        metrics=metrics,
     )  # fmt: skip
     choice = runner.choose_device(device, remote=options.remote_cluster)
     click.echo(choice.message)
@@ -381,3 +385,39 @@ def report_(
         click.echo(f"wrote {path}", err=True)
     for note in rep.plot_notes:
         click.echo(f"note: {note}", err=True)
+
+
+@main.command(name="levels")
+@click.argument("matrix")
+@click.option("--algo", "algorithm", required=True,
+              help="Algorithm whose coloring reorders the matrix.")  # fmt: skip
+@click.option("--param", "params", multiple=True, help="k=v, repeatable.")
+@click.option("--block-size", type=int, default=None, help="GPU launch block size.")
+@click.option("--device", type=click.Choice(["gpu", "cpu", "auto"]), default="auto",
+              show_default=True, help="For --algo auto: which backend it picks from.")  # fmt: skip
+@click.option("--solve/--no-solve", default=None,
+              help="Time the triangular solves [default: when a GPU is usable].")  # fmt: skip
+@click.option("--reps", type=int, default=5, show_default=True,
+              help="Timed solves per ordering; the median is printed.")  # fmt: skip
+@click.option("--warmup", type=int, default=1, show_default=True,
+              help="Untimed solves before them.")  # fmt: skip
+def levels_(matrix: str, algorithm: str, params: tuple[str, ...], block_size: int | None,
+            device: str, solve: bool | None, reps: int, warmup: int) -> None:  # fmt: skip
+    """Levels of a level-scheduled lower-triangular solve of MATRIX, natural vs reordered by
+    ALGO's color classes, and (with a GPU) the time of cuSPARSE's solve on both."""
+    from gcbench.algorithms import canonical_params
+    from gcbench.levels import report
+
+    rep = report(matrix, algorithm, block_size=block_size, device=device, solve=solve,
+                 reps=reps, warmup=warmup, **parse_param_options(params))  # fmt: skip
+    m, g = rep.metrics, rep.graph
+    click.echo(f"matrix       {g.name} (n = {g.n}, {g.m} entries below the diagonal)")
+    click.echo(f"algorithm    {algorithm} ({canonical_params(rep.params)})")
+    click.echo(f"colors       {rep.colors}")
+    click.echo(f"levels       natural {m.levels_natural}, colored {m.levels_colored}")
+    if rep.solve_note:
+        click.echo(f"solve        {rep.solve_note}")
+    else:
+        click.echo(f"solve        natural {m.trsv_natural_ms:.3f} ms, colored "
+                   f"{m.trsv_colored_ms:.3f} ms (spsolve_triangular, median of {rep.solve_reps} "
+                   f"after {rep.solve_warmup} warm-up)")  # fmt: skip

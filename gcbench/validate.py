@@ -1,4 +1,5 @@
-"""Checking a coloring against the definition, on the host: one numba pass over the CSR.
+"""Checking a coloring against the definition, on the host: one numba pass over the CSR,
+plus the sizes of its color classes (docs/balance-levels.md).
 
 The pass allocates nothing of size nnz (a numpy version with ``np.repeat`` needed 1.8 GB of
 temporaries and 7 s at 1.8·10⁸ entries; this one takes well under a second there, see
@@ -7,6 +8,7 @@ benchmarks/build_memory.py), and it runs after every CPU repetition.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numba
@@ -17,37 +19,98 @@ from gcbench.graph import Graph
 
 
 @dataclass(frozen=True)
+class ClassSizes:
+    """Exact sums over the non-empty color classes of a coloring: how many there are, the
+    vertices in them, the sum of their squared sizes, the smallest and the largest (0 and 0
+    without any class). The GPU validation kernel returns these sums, the host computes them
+    from the colors; both turn them into the balance columns here, so they agree exactly."""
+
+    classes: int
+    total: int
+    sum_squares: int
+    smallest: int
+    largest: int
+
+    @property
+    def cv(self) -> float:
+        """Coefficient of variation of the class sizes: the population standard deviation
+        over the mean, sqrt(k·Σs² − (Σs)²) / Σs for k classes (0 without classes). Computed
+        from exact integers, so the GPU's and the host's figures are the same float."""
+        if self.classes == 0 or self.total == 0:
+            return 0.0
+        spread = self.classes * self.sum_squares - self.total * self.total
+        return math.sqrt(max(spread, 0)) / self.total
+
+
+def class_sizes(sizes: np.ndarray) -> ClassSizes:
+    """The :class:`ClassSizes` of per-class sizes (zeros, for unused color ids, are skipped)."""
+    used = np.asarray(sizes, dtype=np.int64)
+    used = used[used > 0]
+    if not used.size:
+        return ClassSizes(0, 0, 0, 0, 0)
+    return ClassSizes(
+        classes=int(used.size),
+        total=int(used.sum()),
+        sum_squares=int(np.dot(used, used)),  # <= n**2 < 2**62: exact in int64
+        smallest=int(used.min()),
+        largest=int(used.max()),
+    )
+
+
+@dataclass(frozen=True)
 class Validation:
-    """Conflicting edges (each counted once), uncolored vertices, distinct colors, max color."""
+    """Conflicting edges (each counted once), uncolored vertices, distinct colors, max color,
+    and the balance of the color classes: the smallest and largest class and ``class_cv``
+    (:attr:`ClassSizes.cv`; 0, 0 and 0.0 when no vertex is colored)."""
 
     conflicts: int
     uncolored: int
     colors: int
     max_color: int
+    min_class: int
+    max_class: int
+    class_cv: float
 
     @property
     def valid(self) -> bool:
         return self.conflicts == 0 and self.uncolored == 0
 
 
+def from_counts(conflicts: int, uncolored: int, max_color: int, classes: ClassSizes) -> Validation:
+    """A Validation from its counts and the class sums (shared by the host and the GPU)."""
+    return Validation(
+        conflicts=conflicts,
+        uncolored=uncolored,
+        colors=classes.classes,
+        max_color=max_color,
+        min_class=classes.smallest,
+        max_class=classes.largest,
+        class_cv=classes.cv,
+    )
+
+
+def color_class_sizes(colors: np.ndarray) -> np.ndarray:
+    """The size of each color class of ``colors`` (uncolored vertices left out): indexed by
+    color for dense color ids (below 4n, as every algorithm writes them), else the sizes of
+    the distinct colors in increasing order."""
+    colors = np.asarray(colors)
+    colored = colors[colors >= 0]
+    top = int(colored.max()) if colored.size else -1
+    if top < 4 * colors.size:
+        return np.bincount(colored.astype(np.int64), minlength=top + 1)
+    return np.unique(colored, return_counts=True)[1]
+
+
 def summarise(conflicting_entries: int, colors: np.ndarray) -> Validation:
     """Build a Validation from a count of conflicting CSR entries (2 per edge) and the colors.
 
-    Shared by the numpy validator and the GPU validation kernel's host side.
+    Shared by the host validator and the GPU validation's fallback for color ids >= n.
     """
-    colored = colors[colors >= 0]
-    top = int(colored.max()) if colored.size else -1
-    if top < 4 * colors.size:  # dense color ids, as every algorithm writes: a presence table
-        present = np.zeros(top + 1, dtype=np.bool_)
-        present[colored] = True
-        distinct = int(np.count_nonzero(present))
-    else:
-        distinct = int(np.unique(colored).size)
-    return Validation(
-        conflicts=int(conflicting_entries) // 2,
-        uncolored=int(colors.size - colored.size),
-        colors=distinct,
-        max_color=top,
+    colors = np.asarray(colors)
+    sizes = class_sizes(color_class_sizes(colors))
+    top = int(colors.max()) if colors.size else -1
+    return from_counts(
+        int(conflicting_entries) // 2, int(colors.size - sizes.total), max(top, -1), sizes
     )
 
 

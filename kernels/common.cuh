@@ -72,3 +72,51 @@ __device__ __forceinline__ int gcb_claim(int* __restrict__ counter, bool flag)
     start = __shfl_sync(active, start, leader);
     return flag ? start + __popc(mask & ((1u << lane) - 1u)) : -1;
 }
+
+// Visit the listed vertices (0..count-1 when list is null) for which want(v) holds; combine
+// edge(v, u) over v's neighbours u with OR (or MIN) and call done(v, combined) once per vertex.
+// Vertices of degree >= 32 are traversed by the whole warp, the others by one thread each.
+template <bool MIN, typename Want, typename Edge, typename Done>
+__device__ __forceinline__ void gcb_each_vertex(const int count, const int* __restrict__ list,
+                                                const int* __restrict__ indptr,
+                                                const int* __restrict__ indices, Want want,
+                                                Edge edge, Done done)
+{
+    const unsigned identity = MIN ? GCB_FULL_MASK : 0u;
+    const int lane = threadIdx.x & 31;
+    for (int base = gcb_tid() - lane; base < count; base += gcb_stride()) {
+        int v = -1, beg = 0, end = 0;
+        if (base + lane < count) {
+            v = list ? list[base + lane] : base + lane;
+            if (want(v)) {
+                beg = indptr[v];
+                end = indptr[v + 1];
+            } else {
+                v = -1;
+            }
+        }
+        const bool big = v >= 0 && end - beg >= 32;
+        if (v >= 0 && !big) {
+            unsigned acc = identity;
+            for (int e = beg; e < end; e++) {
+                const unsigned x = edge(v, indices[e]);
+                acc = MIN ? min(acc, x) : acc | x;
+            }
+            done(v, acc);
+        }
+        for (unsigned todo = __ballot_sync(GCB_FULL_MASK, big); todo; todo &= todo - 1) {
+            const int src = __ffs(todo) - 1;
+            const int wv = __shfl_sync(GCB_FULL_MASK, v, src);
+            const int wbeg = __shfl_sync(GCB_FULL_MASK, beg, src);
+            const int wend = __shfl_sync(GCB_FULL_MASK, end, src);
+            unsigned acc = identity;
+            for (int e = wbeg + lane; e < wend; e += 32) {
+                const unsigned x = edge(wv, indices[e]);
+                acc = MIN ? min(acc, x) : acc | x;
+            }
+            acc = MIN ? __reduce_min_sync(GCB_FULL_MASK, acc)
+                      : __reduce_or_sync(GCB_FULL_MASK, acc);
+            if (lane == src) done(wv, acc);
+        }
+    }
+}

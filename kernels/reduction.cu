@@ -8,59 +8,12 @@
 #define MSB GCB_MSB
 #define C_RECOLORED 0  // counters[] slot, mirrored in gcbench/algorithms/gpu/reduction.py
 
-// Visit the listed vertices (0..count-1 when list is null) for which want(v) holds; combine
-// edge(v, u) over v's neighbours u with OR (or MIN) and call done(v, combined) once per vertex.
-// Vertices of degree >= 32 are traversed by the whole warp, the others by one thread each.
-template <bool MIN, typename Want, typename Edge, typename Done>
-__device__ __forceinline__ void each_vertex(const int count, const int* __restrict__ list,
-                                            const int* __restrict__ indptr,
-                                            const int* __restrict__ indices, Want want, Edge edge,
-                                            Done done)
-{
-    const unsigned identity = MIN ? FULL_MASK : 0u;
-    const int lane = threadIdx.x & 31;
-    for (int base = gcb_tid() - lane; base < count; base += gcb_stride()) {
-        int v = -1, beg = 0, end = 0;
-        if (base + lane < count) {
-            v = list ? list[base + lane] : base + lane;
-            if (want(v)) {
-                beg = indptr[v];
-                end = indptr[v + 1];
-            } else {
-                v = -1;
-            }
-        }
-        const bool big = v >= 0 && end - beg >= 32;
-        if (v >= 0 && !big) {
-            unsigned acc = identity;
-            for (int e = beg; e < end; e++) {
-                const unsigned x = edge(v, indices[e]);
-                acc = MIN ? min(acc, x) : acc | x;
-            }
-            done(v, acc);
-        }
-        for (unsigned todo = __ballot_sync(FULL_MASK, big); todo; todo &= todo - 1) {
-            const int src = __ffs(todo) - 1;
-            const int wv = __shfl_sync(FULL_MASK, v, src);
-            const int wbeg = __shfl_sync(FULL_MASK, beg, src);
-            const int wend = __shfl_sync(FULL_MASK, end, src);
-            unsigned acc = identity;
-            for (int e = wbeg + lane; e < wend; e += 32) {
-                const unsigned x = edge(wv, indices[e]);
-                acc = MIN ? min(acc, x) : acc | x;
-            }
-            acc = MIN ? __reduce_min_sync(FULL_MASK, acc) : __reduce_or_sync(FULL_MASK, acc);
-            if (lane == src) done(wv, acc);
-        }
-    }
-}
-
 // Heuristic 1 (Alg. 4), step 1: near[v] = 1 for every vertex with a hic neighbour.
 extern "C" __global__ void h1_near(const int n, const int* __restrict__ indptr,
                                    const int* __restrict__ indices, const int* __restrict__ colors,
                                    const int hic, unsigned char* __restrict__ near)
 {
-    each_vertex<false>(
+    gcb_each_vertex<false>(
         n, nullptr, indptr, indices, [&](int v) { return colors[v] != hic; },
         [&](int, int u) { return (unsigned)(colors[u] == hic); },
         [&](int v, unsigned any) { near[v] = (unsigned char)any; });
@@ -73,7 +26,7 @@ extern "C" __global__ void h1_forbid(const int n, const int* __restrict__ indptr
                                      const unsigned char* __restrict__ near,
                                      unsigned* __restrict__ forbid, const int words)
 {
-    each_vertex<false>(
+    gcb_each_vertex<false>(
         n, nullptr, indptr, indices, [&](int v) { return near[v] != 0; },
         [&](int v, int u) {
             const int x = colors[v], y = colors[u];
@@ -154,7 +107,7 @@ extern "C" __global__ void h2_anchor(const int n, const int* __restrict__ indptr
                                      const int* __restrict__ colors, const int hic,
                                      const int* __restrict__ hidx, int* __restrict__ anchor)
 {
-    each_vertex<true>(
+    gcb_each_vertex<true>(
         n, nullptr, indptr, indices, [&](int) { return true; },
         [&](int, int u) { return colors[u] == hic ? (unsigned)hidx[u] : FULL_MASK; },
         [&](int v, unsigned least) { anchor[v] = least == FULL_MASK ? -1 : (int)least; });
@@ -167,7 +120,7 @@ extern "C" __global__ void h2_union(const int n, const int* __restrict__ indptr,
                                     const int* __restrict__ hidx, const int* __restrict__ anchor,
                                     int* __restrict__ parent, const int h)
 {
-    each_vertex<false>(
+    gcb_each_vertex<false>(
         n, nullptr, indptr, indices, [&](int v) { return anchor[v] >= 0; },
         [&](int v, int u) {
             if (colors[u] == hic && hidx[u] != anchor[v]) uf_unite(parent, anchor[v], hidx[u], h);
@@ -199,7 +152,7 @@ extern "C" __global__ void h2_restrict(const int n, const int* __restrict__ indp
                                        const int* __restrict__ parent,
                                        unsigned* __restrict__ avail)
 {
-    each_vertex<false>(
+    gcb_each_vertex<false>(
         n, nullptr, indptr, indices,
         [&](int v) { return anchor[v] >= 0 && (unsigned)colors[v] < 32; },
         [&](int, int u) { return (unsigned)colors[u] < 32 ? MSB >> colors[u] : 0u; },
@@ -219,7 +172,7 @@ extern "C" __global__ void h2_resolve(const int n, const int* __restrict__ indpt
                                       const unsigned* __restrict__ before,
                                       unsigned* __restrict__ avail)
 {
-    each_vertex<false>(
+    gcb_each_vertex<false>(
         n, nullptr, indptr, indices,
         [&](int v) { return anchor[v] >= 0 && (unsigned)colors[v] < 32; },
         [&](int v, int u) {
@@ -261,7 +214,7 @@ extern "C" __global__ void h2_apply(const int h, const int* __restrict__ hv,
                                     const int* __restrict__ hidx, const int* __restrict__ choice,
                                     int* __restrict__ counters)
 {
-    each_vertex<false>(
+    gcb_each_vertex<false>(
         h, hv, indptr, indices, [&](int v) { return choice[hidx[v]] >= 0; },
         [&](int v, int u) {
             const int pick = choice[hidx[v]];

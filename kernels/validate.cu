@@ -1,41 +1,86 @@
-// The runner's validation kernel (DESIGN §4): the whole Validation of a device coloring in one
-// pass, so nothing of size n goes to the host to be checked.
+// The runner's validation (DESIGN §4): the whole Validation of a device coloring, balance columns
+// included, from one pass over the graph, so nothing of size n goes to the host to be checked.
+// validate_coloring makes that pass; class_sums then reads only the class sizes it counted.
+//
 // out[0]: CSR entries whose endpoints share a color (2 per edge); out[1]: uncolored vertices;
-// out[2]: distinct colors below n (used[] flags them); out[3]: colors >= n (then the host
-// counts distinct colors itself); maxc[0]: the largest color (-1 if none).
+// out[2]: colors >= n (then the host counts the classes itself); out[3]: non-empty classes
+// below n; out[4]: the sum of their squared sizes; out[5]: the smallest (start: ~0);
+// out[6]: the largest. size[c]: the size of class c < n (start: 0); maxc[0]: the largest color
+// (start: -1). The slots are mirrored in gcbench/algorithms/gpu/runtime.py.
 #include "common.cuh"
+
+// size[key] += the lanes of the warp holding `key` (none for key < 0): one atomic per distinct
+// key per warp, so the few large classes of a coloring are not one atomic per vertex.
+__device__ __forceinline__ void count_key(unsigned* __restrict__ size, const int key)
+{
+    const unsigned active = __activemask();
+    const unsigned peers = __match_any_sync(active, key);
+    if (key >= 0 && (threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&size[key], __popc(peers));
+}
 
 extern "C" __global__ void validate_coloring(const int n, const int* __restrict__ indptr,
                                              const int* __restrict__ indices,
                                              const int* __restrict__ colors,
-                                             unsigned* __restrict__ used,
+                                             unsigned* __restrict__ size,
                                              unsigned long long* __restrict__ out,
                                              int* __restrict__ maxc)
 {
     unsigned long long conflicts = 0;
-    int uncolored = 0, fresh = 0, big = 0, top = -1;
+    int uncolored = 0, big = 0, top = -1;
     for (int v = gcb_tid(); v < n; v += gcb_stride()) {
         const int cv = colors[v];
+        count_key(size, cv < n ? cv : -1);
         if (cv < 0) {
             uncolored++;
             continue;
         }
         top = max(top, cv);
-        if (cv >= n)
-            big++;
-        else if (!used[cv] && atomicExch(&used[cv], 1u) == 0u)  // a read first: few atomics
-            fresh++;
+        big += cv >= n;
         for (int e = indptr[v]; e < indptr[v + 1]; e++) conflicts += (colors[indices[e]] == cv);
     }
     if (conflicts) atomicAdd(&out[0], conflicts);
     uncolored = __reduce_add_sync(GCB_FULL_MASK, uncolored);
-    fresh = __reduce_add_sync(GCB_FULL_MASK, fresh);
     big = __reduce_add_sync(GCB_FULL_MASK, big);
     top = __reduce_max_sync(GCB_FULL_MASK, top);
     if ((threadIdx.x & 31) == 0) {
         if (uncolored) atomicAdd(&out[1], (unsigned long long)uncolored);
-        if (fresh) atomicAdd(&out[2], (unsigned long long)fresh);
-        if (big) atomicAdd(&out[3], (unsigned long long)big);
+        if (big) atomicAdd(&out[2], (unsigned long long)big);
         if (top >= 0) atomicMax(maxc, top);
+    }
+}
+
+__device__ __forceinline__ unsigned long long warp_sum64(unsigned long long x)
+{
+    for (int lane = 16; lane > 0; lane >>= 1) x += __shfl_xor_sync(GCB_FULL_MASK, x, lane);
+    return x;
+}
+
+// The class sums of size[0 .. min(maxc, n - 1)]: launched after validate_coloring on the same
+// stream, it reads the largest color from the device (no host round trip in between).
+extern "C" __global__ void class_sums(const int n, const unsigned* __restrict__ size,
+                                      const int* __restrict__ maxc,
+                                      unsigned long long* __restrict__ out)
+{
+    const int classes = min(*maxc + 1, n);
+    unsigned count = 0, least = GCB_FULL_MASK, most = 0;
+    unsigned long long squares = 0;
+    for (int c = gcb_tid(); c < classes; c += gcb_stride()) {
+        const unsigned s = size[c];
+        if (s) {
+            count++;
+            squares += (unsigned long long)s * s;
+            least = min(least, s);
+            most = max(most, s);
+        }
+    }
+    count = __reduce_add_sync(GCB_FULL_MASK, count);
+    least = __reduce_min_sync(GCB_FULL_MASK, least);
+    most = __reduce_max_sync(GCB_FULL_MASK, most);
+    squares = warp_sum64(squares);
+    if ((threadIdx.x & 31) == 0 && count) {
+        atomicAdd(&out[3], (unsigned long long)count);
+        atomicAdd(&out[4], squares);
+        atomicMin(&out[5], (unsigned long long)least);
+        atomicMax(&out[6], (unsigned long long)most);
     }
 }

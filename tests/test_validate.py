@@ -73,3 +73,46 @@ def test_numba_validator_equals_numpy(case):
     result = validate(g, colors)
     expected = _numpy_validation(g, colors)
     assert (result.conflicts, result.uncolored, result.colors, result.max_color) == expected
+
+
+def _numpy_balance(colors: np.ndarray) -> tuple[int, int, float]:
+    """The reference: class sizes by np.unique, CV as numpy's population std over the mean."""
+    colored = colors[colors >= 0]
+    if not colored.size:
+        return 0, 0, 0.0
+    sizes = np.unique(colored, return_counts=True)[1].astype(np.float64)
+    return int(sizes.min()), int(sizes.max()), float(sizes.std(ddof=0) / sizes.mean())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 300).flatmap(lambda n: st.tuples(
+        st.just(n),
+        st.integers(0, 2**32 - 1),
+        st.sampled_from([1, 2, 7, 300, 2**40]),
+        st.floats(0.0, 1.0),
+    ))
+)  # fmt: skip
+def test_balance_columns_equal_numpy(case):
+    """min_class, max_class and class_cv against numpy, with uncolored vertices, gaps in the
+    color ids, one class, and sparse huge ids."""
+    n, seed, top, skew = case
+    rng = np.random.default_rng(seed)
+    g = from_edges(n, rng.integers(0, max(n, 1), 2 * n), rng.integers(0, max(n, 1), 2 * n))
+    colors = rng.integers(-1, top, n, endpoint=True)
+    colors[rng.random(n) < skew] = 0  # one class much larger than the others
+    result = validate(g, colors)
+    low, high, cv = _numpy_balance(colors)
+    assert (result.min_class, result.max_class) == (low, high)
+    assert result.class_cv == pytest.approx(cv, rel=1e-12, abs=1e-15)
+
+
+def test_balance_of_known_classes():
+    g = from_edges(6, [], [])
+    result = validate(g, np.array([0, 0, 0, 2, 2, 5]))
+    assert (result.colors, result.min_class, result.max_class) == (3, 1, 3)
+    assert result.class_cv == pytest.approx(np.std([3, 2, 1]) / 2)
+    even = validate(g, np.array([1, 1, 0, 0, 3, 3]))
+    assert (even.min_class, even.max_class, even.class_cv) == (2, 2, 0.0)
+    none = validate(g, np.full(6, -1))
+    assert (none.colors, none.min_class, none.max_class, none.class_cv) == (0, 0, 0, 0.0)

@@ -142,9 +142,10 @@ def _chosen(pick: Pick, backend: str, reduce: str) -> tuple[AlgorithmSpec, dict[
 
 
 def recorded(objective: str, reduce: str, pick: Pick, params: Mapping[str, Any]) -> dict:
-    """The params an auto row records: its own, then the choice under ``choice.*``."""
+    """The params an auto row records: its own, then the choice under ``choice.*`` (without
+    ``balance``: auto's own, applied after the choice, which the runner adds)."""
     out: dict[str, Any] = {"objective": objective, "reduce": reduce, CHOICE: pick.algorithm}
-    out.update({f"{CHOICE}.{k}": v for k, v in params.items()})
+    out.update({f"{CHOICE}.{k}": v for k, v in params.items() if k != "balance"})
     if pick.block_size is not None:
         out[f"{CHOICE}.block_size"] = pick.block_size
     return out

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from gcbench import memory
-from gcbench.algorithms import reduction
+from gcbench.algorithms import balance, reduction
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, canonical_params
 from gcbench.errors import GcbenchError
 from gcbench.graph import Graph, from_edges
@@ -122,6 +122,7 @@ def setup(spec: AlgorithmSpec, prepared: Prepared) -> float:
 
 def _kwargs(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]) -> dict:
     kwargs = dict(params)
+    kwargs.pop("balance", None)  # applied by invoke, never by the algorithm
     if not spec.native_reduce:
         kwargs.pop("reduce", None)
     if spec.backend == "gpu" or spec.block_size_matters:
@@ -133,18 +134,30 @@ def invoke(
     spec: AlgorithmSpec, handle: Any, block_size: int | None, params: dict[str, Any]
 ) -> Coloring:
     """The timed work on ``handle`` (a Graph or DeviceGraph): the algorithm, then a ``reduce``
-    other than "none" for a spec without ``native_reduce``, on the algorithm's own backend
-    (the GPU one needs no host copy). It does not resolve: a chooser (``auto``) returns the
-    chosen algorithm's Coloring, whose ``resolve`` :func:`run_timed` calls after the timing."""
+    other than "none" for a spec without ``native_reduce``, then a ``balance`` other than
+    "none", each on the algorithm's own backend (the GPU ones need no host copy). It does not
+    resolve: a chooser (``auto``) returns the chosen algorithm's Coloring, whose ``resolve``
+    :func:`run_timed` calls after the timing; the ``balance`` applied here is added to the
+    parameters such a Coloring records."""
     mode = "none" if spec.native_reduce else params.get("reduce", "none")
     coloring = spec.run(handle, **_kwargs(spec, block_size, params))
-    if mode == "none":
+    if mode != "none":
+        if spec.backend == "cpu":
+            coloring = reduction.reduce_host(handle, coloring, mode)
+        else:
+            from gcbench.algorithms.gpu.reduction import reduce_device
+
+            coloring = reduce_device(handle, coloring, mode)
+    shuffle = params.get("balance", "none")
+    if coloring.params is not None:
+        coloring.params = {**coloring.params, "balance": shuffle}
+    if shuffle == "none":
         return coloring
     if spec.backend == "cpu":
-        return reduction.reduce_host(handle, coloring, mode)
-    from gcbench.algorithms.gpu.reduction import reduce_device
+        return balance.balance_host(handle, coloring, shuffle)
+    from gcbench.algorithms.gpu.balance import balance_device
 
-    return reduce_device(handle, coloring, mode)
+    return balance_device(handle, coloring, shuffle)
 
 
 def _resolved(coloring: Coloring) -> Coloring:

@@ -83,6 +83,14 @@ REDUCE_PARAM = Param(
     choices=REDUCE_MODES,
     help="color reduction after coloring (ecl-gc §4): heuristic 1, 2, or both",
 )
+BALANCE_MODES: tuple[str, ...] = ("none", "shuffle")
+BALANCE_PARAM = Param(
+    "balance",
+    "none",
+    choices=BALANCE_MODES,
+    help="class balancing after coloring and reduce (Lu et al. 2015): vertex-centric shuffle",
+)
+POST_PARAMS = (REDUCE_PARAM, BALANCE_PARAM)  # every spec has them (register appends them)
 
 
 @dataclass(frozen=True)
@@ -97,6 +105,8 @@ class AlgorithmSpec:
     of the graph that holds nothing cached, and only ``--count-setup`` adds it to ``time_ms``.
     Every spec has the ``reduce`` parameter (:data:`REDUCE_PARAM`); unless ``native_reduce``,
     ``run`` never sees it and the runner applies :mod:`gcbench.algorithms.reduction` itself.
+    Every spec has the ``balance`` parameter (:data:`BALANCE_PARAM`) too, which ``run`` never
+    sees: the runner applies :mod:`gcbench.algorithms.balance` after the coloring.
     A ``chooser`` runs another algorithm it picks per graph; it has a spec per backend under
     one name and is left out of ``name = "*"`` suites. ``precompile(block_size, params)``,
     when given, compiles what the primer graph cannot reach (a kernel variant chosen by graph
@@ -139,10 +149,12 @@ _REGISTRY: dict[str, dict[str, AlgorithmSpec]] = {}  # name -> backend -> spec
 
 def register(spec: AlgorithmSpec) -> AlgorithmSpec:
     """Add ``spec`` to the registry (replacing one of the same name, e.g. in tests, or for a
-    chooser one of the same name and backend), with the ``reduce`` parameter appended unless
-    it declares one; returns the registered spec."""
-    if not any(p.name == REDUCE_PARAM.name for p in spec.params):
-        spec = replace(spec, params=(*spec.params, REDUCE_PARAM))
+    chooser one of the same name and backend), with the ``reduce`` and ``balance`` parameters
+    appended unless it declares them; returns the registered spec."""
+    declared = {p.name for p in spec.params}
+    missing = tuple(p for p in POST_PARAMS if p.name not in declared)
+    if missing:
+        spec = replace(spec, params=(*spec.params, *missing))
     kept = _REGISTRY.get(spec.name, {}) if spec.chooser else {}
     _REGISTRY[spec.name] = {**{b: s for b, s in kept.items() if s.chooser}, spec.backend: spec}
     return spec

@@ -30,6 +30,7 @@ class Settings:
     timeout_s: float
     trace: bool
     count_setup: bool = False
+    metrics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ class GraphRun:
         assert self.worker is not None
         job = CaseJob(
             case.algorithm, dict(case.params), case.block_size, reps, self.settings.warmup,
-            self.settings.trace, self.settings.count_setup, case.backend,
+            self.settings.trace, self.settings.count_setup, case.backend, self.settings.metrics,
         )  # fmt: skip
         left = list(reps)
         what = f"{case.algorithm} on {case.graph}"

@@ -24,7 +24,9 @@ class RunOptions:
     graphs as tasks of a Dask cluster (a scheduler address, or "local"); ``shard`` ("K/N" or
     (K, N)) keeps the K-th of N cost-balanced shares of the graphs. ``count_setup`` (default:
     the suite's, else false) folds each algorithm's setup into ``time_ms``; ``command`` is
-    recorded in every row (default: this process's command line).
+    recorded in every row (default: this process's command line). ``metrics`` ("levels", a
+    comma list or a list) adds the named metrics' columns to every valid row
+    (:data:`METRICS`).
     """
 
     suite: str | Path | None = None
@@ -46,8 +48,26 @@ class RunOptions:
     shard: str | tuple[int, int] | None = None
     count_setup: bool | None = None
     command: str | None = None
+    metrics: str | Sequence[str] = ()
 
     @property
     def remote_cluster(self) -> bool:
         """Whether the cases run on a cluster's machines rather than this one's GPUs."""
         return self.cluster is not None and self.cluster != "local"
+
+
+METRICS: tuple[str, ...] = ("levels",)  # docs/balance-levels.md
+
+
+def parse_metrics(value: str | Sequence[str]) -> tuple[str, ...]:
+    """``"levels"``, ``"a,b"`` or a list of names → the metrics, checked and without repeats."""
+    from gcbench.errors import SpecError
+
+    items = value.split(",") if isinstance(value, str) else list(value)
+    names = tuple(dict.fromkeys(str(item).strip() for item in items if str(item).strip()))
+    unknown = [name for name in names if name not in METRICS]
+    if unknown:
+        raise SpecError(
+            f"--metrics {','.join(unknown)}: unknown metric; known: {', '.join(METRICS)}"
+        )
+    return names

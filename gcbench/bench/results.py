@@ -26,6 +26,14 @@ from gcbench.errors import InputError
 
 SCHEMA_VERSION = 2
 
+# Every coloring's class balance (gcbench/validate.py, docs/balance-levels.md).
+BALANCE_COLUMNS: tuple[str, ...] = ("min_class", "max_class", "class_cv")
+CLASS_SIZE_SERIES = "class_size"  # trace series: class sizes, largest first (not per round)
+# What ``--metrics levels`` adds to a row (gcbench/levels.py, docs/balance-levels.md).
+LEVEL_COLUMNS: tuple[str, ...] = (
+    "levels_natural", "levels_colored", "trsv_natural_ms", "trsv_colored_ms",
+)  # fmt: skip
+
 # DESIGN §5's columns, then the ones each schema version added at the end (docs/runner.md).
 COLUMNS: tuple[str, ...] = (
     "run_id", "timestamp", "gcbench_version", "git_commit", "host",
@@ -38,6 +46,8 @@ COLUMNS: tuple[str, ...] = (
     # v2 (docs/runner.md)
     "setup_ms", "count_setup", "compute_capability", "sm_clock_mhz", "command",
     "gpu_index",  # the GPU of the worker that ran the row; empty on a CPU run
+    *BALANCE_COLUMNS,  # color-class balance (docs/balance-levels.md)
+    *LEVEL_COLUMNS,  # --metrics levels; empty without it
     "schema_version",
 )  # fmt: skip
 
@@ -230,7 +240,8 @@ def schema_mismatch(columns: Iterable[str]) -> str:
         )
     return (
         f"written with result schema v{version}, this gcbench writes v{SCHEMA_VERSION} "
-        "(setup_ms, count_setup, compute_capability, sm_clock_mhz, command, schema_version); "
+        "(setup_ms, count_setup, compute_capability, sm_clock_mhz, command, gpu_index, "
+        "class balance and level columns, schema_version); "
         "finish it with the gcbench that wrote it, or start a new file with --out "
         "(gcbench report reads both)"
     )

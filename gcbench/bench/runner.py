@@ -28,7 +28,7 @@ from typing import Any
 
 from gcbench.bench.gpus import resolve_gpus, run_pool, visible_list
 from gcbench.bench.graphrun import GraphRun, GraphWork, Settings
-from gcbench.bench.options import RunOptions
+from gcbench.bench.options import RunOptions, parse_metrics
 from gcbench.bench.plugins import load_plugins
 from gcbench.bench.process import Interrupted
 from gcbench.bench.progress import Display
@@ -188,6 +188,7 @@ def run(
     sizes = None if block_sizes is None else parse_block_sizes(
         block_sizes if isinstance(block_sizes, str) else list(block_sizes))  # fmt: skip
     shard = None if opts.shard is None else parse_shard(opts.shard)
+    parse_metrics(opts.metrics)  # a typo is an error before anything runs
     choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
     cases = expand(the_suite, backend=choice.backend, block_sizes=sizes, param_axes=axes)
     notes = []
@@ -220,7 +221,8 @@ def _record(
         summary.notes.extend(prefetch(case.graph for case in cases))
     if choice.backend == "cpu" and (skipped := skipped_gpu_algorithms(the_suite)):
         summary.notes.append(f"left out GPU algorithms on the CPU: {', '.join(skipped)}")
-    settings = Settings(the_suite.warmup, the_suite.timeout_s, opts.trace, the_suite.count_setup)
+    settings = Settings(the_suite.warmup, the_suite.timeout_s, opts.trace, the_suite.count_setup,
+                        parse_metrics(opts.metrics))  # fmt: skip
     env = capture_environment(opts.command)
     session = _Session(the_suite, results, traces, summary, opts.offline, env)
     try:

@@ -42,6 +42,7 @@ class CaseJob:
     trace: bool
     count_setup: bool = False
     backend: str | None = None  # the case's backend: picks auto's spec
+    metrics: tuple[str, ...] = ()  # --metrics: extra columns per valid repetition
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,17 @@ def classify(exc: BaseException) -> tuple[str, str]:
         status = "error"
     text = str(exc) if "GcbenchError" in names else f"{type(exc).__name__}: {exc}"
     return status, one_line(text)
+
+
+def class_size_series(colors: Any) -> list[float]:
+    """The trace series ``class_size`` (CLASS_SIZE_SERIES): the sizes of the non-empty color
+    classes, largest first (the report's balance plot draws them)."""
+    import numpy as np
+
+    from gcbench.validate import color_class_sizes
+
+    sizes = color_class_sizes(colors)
+    return [float(s) for s in np.sort(sizes[sizes > 0])[::-1]]
 
 
 def main(conn: Connection, parent_pid: int, log_path: str) -> None:
@@ -120,6 +132,7 @@ class _Worker:
         self.graph: Any = None
         self.prepared: dict[str, Any] = {}
         self.setup: dict[str, Any] = {}
+        self.meters: dict[str, Any] = {}  # backend -> LevelMeter of this graph
 
     def serve(self) -> None:
         while True:
@@ -149,6 +162,7 @@ class _Worker:
         except Exception as exc:
             self.conn.send(("load_failed", *classify(exc)))
             return
+        self.meters.clear()
         g = self.graph
         info = GraphInfo(note is not None, g.n, g.m, g.max_degree, g.avg_degree, note)
         self.conn.send(("loaded", info))
@@ -178,11 +192,19 @@ class _Worker:
 
         return self._cached(self.setup, spec.name, build)
 
+    def _meter(self, backend: str) -> Any:
+        """The LevelMeter of this graph for rows of ``backend`` (GPU rows time the solves)."""
+        from gcbench.levels import LevelMeter
+
+        if backend not in self.meters:
+            self.meters[backend] = LevelMeter(self.graph, solve=backend == "gpu")
+        return self.meters[backend]
+
     def run_case(self, job: CaseJob) -> bool:
         """Run ``job``, sending one row per repetition; returns whether the worker should be
         replaced (after an unexpected GPU failure the CUDA context may be unusable)."""
         from gcbench.algorithms import canonical_params, execute, get
-        from gcbench.bench.results import device_columns, trace_rows
+        from gcbench.bench.results import CLASS_SIZE_SERIES, device_columns, trace_rows
 
         spec = get(job.algorithm, job.backend)
         done = 0
@@ -217,12 +239,19 @@ class _Worker:
                     "max_color": v.max_color,
                     "conflicts": v.conflicts,
                     "uncolored": v.uncolored,
+                    "min_class": v.min_class,
+                    "max_class": v.max_class,
+                    "class_cv": v.class_cv,
                 }
+                if "levels" in job.metrics and v.valid:
+                    fields.update(self._meter(spec.backend).measure(run.colors).columns())
                 if run.coloring.params is not None:  # auto: the choice it made
                     fields["params"] = canonical_params(run.coloring.params)
                 trace = None
-                if job.trace and run.coloring.trace:
-                    trace = list(trace_rows({"rep": rep}, run.coloring.trace))
+                if job.trace:
+                    sizes = class_size_series(run.colors)
+                    series = {**run.coloring.trace, CLASS_SIZE_SERIES: sizes}
+                    trace = list(trace_rows({"rep": rep}, series))
                 self.conn.send(("row", fields, trace))
                 done += 1
         except Exception as exc:

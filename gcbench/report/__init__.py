@@ -31,7 +31,8 @@ class Report:
     block size (statistics, status counts, speedup, relative colors, throughput).
     ``means``: speedup means per group label across graphs. ``winners``: per graph.
     ``block_sizes``: best/worst block size per graph × configuration swept. ``pareto``: per
-    graph. ``traces``: the sibling trace rows or None. ``timing``: what ``time_ms`` includes
+    graph. ``levels``: the ``--metrics levels`` figures per graph × group (empty without
+    them). ``traces``: the sibling trace rows or None. ``timing``: what ``time_ms`` includes
     (one convention per report). ``where``: the devices, hosts and dates measured on.
     ``written``: files made under ``out``; ``plot_notes``: why a main figure was left out.
     """
@@ -42,6 +43,7 @@ class Report:
     winners: pd.DataFrame
     block_sizes: pd.DataFrame
     pareto: pd.DataFrame
+    levels: pd.DataFrame
     traces: pd.DataFrame | None
     baseline: str | None
     sources: tuple[Path, ...]
@@ -101,6 +103,7 @@ def report(
         winners=aggregate.winners(summary),
         block_sizes=aggregate.best_block_sizes(summary),
         pareto=aggregate.pareto(summary),
+        levels=aggregate.levels_table(summary),
         traces=traces,
         baseline=chosen,
         sources=paths,

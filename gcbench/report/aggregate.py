@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from gcbench.algorithms.registry import requested_params
-from gcbench.bench.results import STATUSES
+from gcbench.bench.results import BALANCE_COLUMNS, LEVEL_COLUMNS, STATUSES
 from gcbench.errors import InputError
 
 KEYS = ["graph", "algorithm", "params", "block_size"]
@@ -63,7 +63,9 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     ``time_ms``, ``transfer_ms``, ``total_ms``, ``colors`` and ``iterations`` are medians
     over ok rows; ``time_min_ms``, ``time_q1_ms``/``time_q3_ms`` and ``time_iqr_ms`` describe
     the spread of ``time_ms``. Throughput is n (resp. the CSV's m, undirected edges) per
-    second of median ``time_ms``, in millions.
+    second of median ``time_ms``, in millions. The balance and level columns are medians
+    too (NaN where the rows have none); ``trsv_speedup`` is the natural order's solve time
+    over the color order's.
     """
     # CPU rows have no block size; a 0 stands in while grouping so joins match keys exactly.
     rows = rows.assign(block_size=rows["block_size"].fillna(0))
@@ -91,9 +93,11 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
             "total_ms": ok["total_ms"].median(),
             "colors": ok["colors"].median(),
             "iterations": ok["iterations"].median(),
+            **{column: ok[column].median() for column in (*BALANCE_COLUMNS, *LEVEL_COLUMNS)},
         }
     )
     out = out.join(stats)
+    out["trsv_speedup"] = out["trsv_natural_ms"] / out["trsv_colored_ms"]
     out["time_iqr_ms"] = out["time_q3_ms"] - out["time_q1_ms"]
     out["note"] = _failure_note(out)
     out = in_graph_order(out.reset_index(), rows["graph"].unique())
@@ -340,3 +344,15 @@ def trace_lines(traces: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
     t = t[t.groupby(["graph", "config", "series"])["round"].transform("size") > 1]
     t = in_graph_order(t, list(dict.fromkeys([*best["graph"], *t["graph"]])))
     return t.drop(columns=["bs", "chosen"])
+
+
+LEVEL_TABLE = ["graph", "label", "colors", "levels_natural", "levels_colored", "trsv_natural_ms",
+               "trsv_colored_ms", "trsv_speedup"]  # fmt: skip
+
+
+def levels_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per graph × group with ``--metrics levels`` figures: colors, the levels of the natural
+    and the color-ordered lower-triangular solve, and the solve times (docs/balance-levels.md).
+    Empty when no row has them."""
+    part = summary.dropna(subset=["levels_natural"])
+    return part[LEVEL_TABLE].reset_index(drop=True)

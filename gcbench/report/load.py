@@ -7,12 +7,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from gcbench.bench.results import STATUSES, TRACE_COLUMNS, trace_path
+from gcbench.bench.results import (
+    BALANCE_COLUMNS,
+    LEVEL_COLUMNS,
+    STATUSES,
+    TRACE_COLUMNS,
+    trace_path,
+)
 from gcbench.errors import InputError
 
 TRACE_SUFFIX = ".trace.csv"
 NUMERIC = ("n", "m", "max_degree", "avg_degree", "rep", "time_ms", "transfer_ms", "total_ms",
-           "iterations", "colors", "max_color", "conflicts", "uncolored")  # fmt: skip
+           "iterations", "colors", "max_color", "conflicts", "uncolored",
+           *BALANCE_COLUMNS, *LEVEL_COLUMNS)  # fmt: skip
+# Numbers a file may lack (written since schema 2's first files): NaN where missing.
+OPTIONAL_NUMERIC = (*BALANCE_COLUMNS, *LEVEL_COLUMNS)
 # The columns the report reads; a file lacking one of them cannot be reported on.
 NEEDED = ("run_id", "host", "device_name", "graph", "n", "m", "algorithm", "backend", "params",
           "block_size", "rep", "status", "error", "time_ms", "transfer_ms", "total_ms",
@@ -139,6 +148,9 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
     rows = rows.drop_duplicates(ignore_index=True)
     if len(rows) < before:
         notes.append(f"dropped {before - len(rows)} duplicate rows (a file given twice?)")
+    for col in OPTIONAL_NUMERIC:
+        if col not in rows.columns:
+            rows[col] = ""
     for col in NUMERIC:
         if col in rows.columns:
             rows[col] = pd.to_numeric(rows[col], errors="coerce")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from gcbench.bench.results import CLASS_SIZE_SERIES
 from gcbench.errors import InputError
 from gcbench.report import DPI
 
@@ -437,6 +438,7 @@ def trace_curves(traces: pd.DataFrame, best: pd.DataFrame, style: Style) -> Figu
     from gcbench.report.aggregate import trace_lines
 
     t = trace_lines(traces, best)
+    t = t[t["series"] != CLASS_SIZE_SERIES]  # one value per class, not per round: balance plot
     if t.empty:
         return None
     graphs = list(dict.fromkeys(t["graph"]))
@@ -471,6 +473,64 @@ def trace_curves(traces: pd.DataFrame, best: pd.DataFrame, style: Style) -> Figu
     swept = t["block_size"].notna().any()
     title = "configuration" + ("\n(GPU: best block size)" if swept else "")
     _legend(canvas, [handles[c] for c in names], names, title)
+    return _fit(canvas)
+
+
+def class_balance(best: pd.DataFrame, traces: pd.DataFrame | None, style: Style) -> Figure | None:
+    """Color class sizes per configuration, a panel per graph (log scale): a bar from the
+    smallest to the largest class (medians over the ok repetitions) with a tick at the mean
+    size n / colors, and, where the trace holds them (``--trace``), every class's size as a
+    dot, largest first from left to right within the slot. Each slot is labelled with its
+    ``class_cv``. None when no row has class sizes (results older than the columns)."""
+    from matplotlib.lines import Line2D
+
+    from gcbench.report.aggregate import trace_lines
+    from gcbench.report.tables import ratio
+
+    data = best.dropna(subset=["min_class", "max_class", "colors", "n"])
+    data = data[data["colors"] > 0]
+    if data.empty:
+        return None
+    dots: dict[tuple[str, str], np.ndarray] = {}  # (graph, config) -> sizes, largest first
+    if traces is not None:
+        t = trace_lines(traces, best)
+        t = t[t["series"] == CLASS_SIZE_SERIES]
+        dots = {key: part["active"].to_numpy(float) for key, part in t.groupby(["graph", "config"])}
+    graphs = list(dict.fromkeys(data["graph"]))
+    configs = in_order(data["config"])
+    titles = graph_labels(graphs, width=40)
+    canvas, axes = _panel_figure(
+        *_wrapped(len(graphs)), configs,
+        ("Color class sizes (bar: smallest to largest class; tick: mean; dots: every class)",
+         style.subtitle(timed=False)),
+    )  # fmt: skip
+    for ax, graph in zip(axes.flat, graphs, strict=False):
+        part = data[data["graph"] == graph].set_index("config")
+        here = [c for c in configs if c in part.index]
+        values = [part["min_class"].to_numpy(float), part["max_class"].to_numpy(float)]
+        for x, config in enumerate(here):
+            row, colour = part.loc[config], style.colours[config]
+            ax.vlines(x, row["min_class"], row["max_class"], color=colour, linewidth=7,
+                      alpha=0.35)  # fmt: skip
+            ax.plot([x], [row["n"] / row["colors"]], "_", color=colour, markersize=18, mew=2)
+            sizes = dots.get((graph, config))
+            if sizes is not None:  # the trace keeps series of two values or more
+                ax.plot(x + np.linspace(-0.3, 0.3, sizes.size), sizes, ".", color=colour,
+                        markersize=3)  # fmt: skip
+                values.append(sizes)
+        log_axis(ax, "y", np.concatenate(values), below=1.5, above=1.5)
+        ax.set_xticks(range(len(here)), [f"cv {ratio(part.loc[c, 'class_cv'])}" for c in here],
+                      fontsize="small", rotation=90 if len(here) > 6 else 0)  # fmt: skip
+        ax.set_xlim(-0.6, len(here) - 0.4)
+        ax.set_title(titles[graph].replace("\n", " "), fontsize="medium")
+        ax.set_ylabel("class size (vertices)")
+        ax.grid(axis="y", alpha=0.3)
+    for ax in axes.flat[len(graphs) :]:
+        ax.set_visible(False)
+    handles = [Line2D([], [], color=style.colours[c], linewidth=7, alpha=0.5) for c in configs]
+    swept = data["block_size"].notna().any()
+    title = "configuration" + ("\n(GPU: best block size)" if swept else "")
+    _legend(canvas, handles, configs, title)
     return _fit(canvas)
 
 
@@ -587,6 +647,7 @@ def figures(
         )  # fmt: skip
     if traces is not None:
         made["trace"] = trace_curves(traces, best, style)
+    made["balance"] = class_balance(best, traces, style)
     return {name: fig for name, fig in made.items() if fig is not None}, missing
 
 

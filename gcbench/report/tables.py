@@ -24,7 +24,7 @@ ERROR_CHARS = 60
 NOTE_WIDTH = 32
 UNBOUNDED = 10_000  # console width used to measure a table's natural width
 # Columns a narrow terminal leaves out, first to last.
-DROP_ORDER = ["Medge/s", "min ms", "transfer ms", "its time ms", "worst ms", "IQR ms",
+DROP_ORDER = ["Medge/s", "min ms", "transfer ms", "its time ms", "worst ms", "IQR ms", "class CV",
               "Mvert/s", "harm. mean", "min", "max", "rounds", "colors/best",
               "colors/best geo. mean", "tried"]  # fmt: skip
 TEXT_HEADERS = frozenset({"configuration", "graph", "fastest", "fewest colors", "note", "tried"})
@@ -36,6 +36,8 @@ SUMMARY_COLUMNS = [
     "count_setup", "time_ms", "time_min_ms", "time_q1_ms", "time_q3_ms", "time_iqr_ms",
     "transfer_ms", "total_ms", "colors", "iterations", "speedup", "colors_rel",
     "mverts_per_s", "medges_per_s", "error_message",
+    "min_class", "max_class", "class_cv",
+    "levels_natural", "levels_colored", "trsv_natural_ms", "trsv_colored_ms", "trsv_speedup",
 ]  # fmt: skip
 
 
@@ -104,6 +106,7 @@ RESULT_COLUMNS = [
     ("colors", "colors", count),
     ("colors_rel", "colors/best", ratio),
     ("iterations", "rounds", count),
+    ("class_cv", "class CV", ratio),
     ("speedup", "speedup", ratio),
     ("mverts_per_s", "Mvert/s", num),
     ("medges_per_s", "Medge/s", num),
@@ -156,6 +159,18 @@ def sections(rep: Report) -> list[tuple[str, pd.DataFrame]]:
                 ("block_sizes", "tried", str), ("best_block_size", "best", block),
                 ("best_time_ms", "best ms", num), ("worst_block_size", "worst", block),
                 ("worst_time_ms", "worst ms", num), ("worst_over_best", "worst/best", ratio),
+            ]),
+        ))  # fmt: skip
+    if not rep.levels.empty:
+        out.append((
+            "Levels of a lower-triangular solve: natural vs color order (--metrics levels)",
+            _display(rep.levels, [
+                ("graph", "graph", str), ("label", "configuration", str),
+                ("colors", "colors", count), ("levels_natural", "levels natural", count),
+                ("levels_colored", "levels colored", count),
+                ("trsv_natural_ms", "solve natural ms", num),
+                ("trsv_colored_ms", "solve colored ms", num),
+                ("trsv_speedup", "solve speedup", ratio),
             ]),
         ))  # fmt: skip
     out.append((

@@ -35,6 +35,8 @@ iterations, colors, max_color, conflicts, uncolored"""
 # Added by schema v2 (docs/runner.md), after DESIGN's columns.
 V2_COLUMNS = (
     "setup_ms", "count_setup", "compute_capability", "sm_clock_mhz", "command", "gpu_index",
+    "min_class", "max_class", "class_cv",
+    "levels_natural", "levels_colored", "trsv_natural_ms", "trsv_colored_ms",
     "schema_version",
 )  # fmt: skip
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -65,6 +66,9 @@ def test_ok_rows_are_timed_and_validated(first):
     greedy = by_algorithm(frame, "greedy")
     assert (greedy.status == "ok").all() and (greedy.time_ms > 0).all()
     assert greedy.colors.tolist() == [3, 3]
+    assert greedy.min_class.tolist() == [1, 1] and greedy.max_class.tolist() == [5, 5]
+    assert greedy.class_cv.tolist() == [pytest.approx(np.std([5, 5, 1]) / (11 / 3))] * 2
+    assert greedy.levels_natural.isna().all()  # no --metrics
     assert parse_param_string(greedy.params.iloc[0])["order"] == "ldf"
     distinct = by_algorithm(frame, "test-distinct")
     assert (distinct.status == "ok").all() and (distinct.colors == 11).all()
@@ -113,10 +117,17 @@ def test_traces_one_row_per_round_and_series(first):
     summary, _, _ = first
     traces = pd.read_csv(summary.trace_path)
     distinct = traces[traces.algorithm == "test-distinct"]
-    assert sorted(set(zip(distinct.series, distinct["round"], distinct.active, strict=True))) == [
+    rounds = distinct[distinct.series != "class_size"]
+    assert sorted(set(zip(rounds.series, rounds["round"], rounds.active, strict=True))) == [
         ("active", 0, 11.0), ("active", 1, 0.0), ("edges", 0, 11.0), ("edges", 1, 0.0),
     ]  # fmt: skip
-    assert distinct.rep.value_counts().to_dict() == {0: 4, 1: 4}
+    assert rounds.rep.value_counts().to_dict() == {0: 4, 1: 4}
+    # every traced row also records its class sizes, largest first: 11 classes of one vertex
+    sizes = distinct[distinct.series == "class_size"]
+    assert sizes.rep.value_counts().to_dict() == {0: 11, 1: 11}
+    assert set(sizes.active) == {1.0} and sorted(set(sizes["round"])) == list(range(11))
+    greedy = traces[(traces.algorithm == "greedy") & (traces.series == "class_size")]
+    assert greedy[greedy.rep == 0].active.tolist() == [5.0, 5.0, 1.0]  # cycle of 11, LDF
 
 
 def test_resume_skips_what_is_recorded(first, tmp_path):

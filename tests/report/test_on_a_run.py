@@ -39,4 +39,7 @@ def test_report_on_a_runner_csv(tmp_path, data_dir):
     assert set(rep.winners.graph) == set(GRAPHS)
     names = {p.name for p in rep.written}
     assert {"summary.csv", "summary.md", "time.png", "colors.png", "speedup.png"} <= names
-    assert ("trace.png" in names) == (summary.trace_path is not None and rep.traces is not None)
+    assert summary.trace_path is not None and rep.traces is not None
+    per_round = (rep.traces.series != "class_size").any()  # greedy traces no rounds
+    assert ("trace.png" in names) == per_round
+    assert "balance.png" in names  # every row has class sizes; --trace adds every class

@@ -20,7 +20,7 @@ import numpy as np
 from gcbench.errors import GpuUnavailableError, RoundCapError
 from gcbench.graph import Graph, check_gpu_size
 from gcbench.resources import resource_dir
-from gcbench.validate import Validation
+from gcbench.validate import ClassSizes, Validation, from_counts, summarise
 
 
 @functools.cache
@@ -245,23 +245,38 @@ def run_rounds(
     raise RoundCapError(f"{algorithm}: still {trace[-1]:.0f} active after {cap} rounds", colors)
 
 
+# The slots of validate.cu's ``out`` array, in order.
+_SUMS = ("entries", "uncolored", "big", "classes", "squares", "smallest", "largest")
+
+
 def validate_device(dgraph: DeviceGraph, colors: Any, *, block_size: int = 256) -> Validation:
-    """The Validation of the device coloring ``colors``, computed on the device by one kernel
-    (kernels/validate.cu); only four counts and the largest color come back to the host."""
+    """The Validation of the device coloring ``colors``, balance columns included, from one
+    pass over the graph on the device (kernels/validate.cu: ``validate_coloring`` counts the
+    class sizes as it checks the edges, ``class_sums`` sums the classes); only seven counts
+    and the largest color come back to the host."""
     cp = cupy()
-    out = cp.zeros(4, dtype=np.uint64)
+    start = np.zeros(len(_SUMS), dtype=np.uint64)
+    start[_SUMS.index("smallest")] = np.iinfo(np.uint64).max
+    out = cp.asarray(start)
     top = cp.full(1, -1, dtype=np.int32)
     if dgraph.n:
-        used = cp.zeros(dgraph.n, dtype=np.uint32)
+        n = np.int32(dgraph.n)
+        size = cp.zeros(dgraph.n, dtype=np.uint32)
+        grid = grid_for(dgraph.n, block_size)
         kernel("validate", "validate_coloring")(
-            (grid_for(dgraph.n, block_size),),
-            (block_size,),
-            (np.int32(dgraph.n), dgraph.indptr, dgraph.indices, colors, used, out, top),
+            (grid,), (block_size,), (n, dgraph.indptr, dgraph.indices, colors, size, out, top)
         )
-    entries, uncolored, distinct, big = (int(x) for x in out.get())
-    if big:  # colors >= n: rare enough to count on the host
-        host = cp.asnumpy(colors)
-        distinct = int(np.unique(host[host >= 0]).size)
-    return Validation(
-        conflicts=entries // 2, uncolored=uncolored, colors=distinct, max_color=int(top.get()[0])
+        kernel("validate", "class_sums")(
+            (min(grid, persistent_grid(block_size)),), (block_size,), (n, size, top, out)
+        )
+    sums = dict(zip(_SUMS, (int(x) for x in out.get()), strict=True))
+    if sums["big"]:  # colors >= n: rare enough to count the classes on the host
+        return summarise(sums["entries"], cp.asnumpy(colors))
+    classes = ClassSizes(
+        sums["classes"],
+        dgraph.n - sums["uncolored"],
+        sums["squares"],
+        sums["smallest"] if sums["classes"] else 0,
+        sums["largest"],
     )
+    return from_counts(sums["entries"] // 2, sums["uncolored"], int(top.get()[0]), classes)

@@ -173,7 +173,12 @@ def test_model_with_degree_buckets_is_close_to_greedy_ldf_where_one_frontier_is_
 def test_registered_as_a_nondeterministic_gpu_algorithm():
     spec = algorithms.get("gm-gpu")
     assert spec.backend == "gpu" and not spec.deterministic and spec.setup is not None
-    assert spec.resolve_params({}) == {"buckets": "degree", "batch": gm_gpu.BATCH, "reduce": "none"}
+    assert spec.resolve_params({}) == {
+        "buckets": "degree",
+        "batch": gm_gpu.BATCH,
+        "reduce": "none",
+        "balance": "none",
+    }
 
 
 # ------------------------------------------------------------------------------ GPU
