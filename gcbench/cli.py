@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 import sys
 import traceback
+import warnings
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
@@ -57,6 +58,7 @@ class _Group(click.Group):
         debug = "--debug" in given[:end]
         given = [a for a in given[:end] if a != "--debug"] + given[end:]
         kwargs["standalone_mode"] = False
+        warnings.formatwarning = _warning_line
         try:
             code = super().main([*(["--debug"] if debug else []), *given], *pos, **kwargs)
         except click.exceptions.NoArgsIsHelpError as exc:
@@ -66,7 +68,7 @@ class _Group(click.Group):
             click.echo("interrupted", err=True)
             code = EXIT_INTERRUPTED
         except click.ClickException as exc:
-            code = _fail(exc.format_message(), exc.exit_code, debug, hint=_help_hint(exc))
+            code = _fail(exc.format_message(), exc.exit_code, False, hint=_help_hint(exc))
         except GcbenchError as exc:
             code = _fail(str(exc), EXIT_USAGE, debug)
         except MemoryError as exc:
@@ -84,6 +86,11 @@ class _Group(click.Group):
                 EXIT_BUG, debug,
             )  # fmt: skip
         sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def _warning_line(message: Warning | str, *args: Any, **kwargs: Any) -> str:
+    """A library warning as one ``warning:`` line (without the source line Python adds)."""
+    return f"warning: {' '.join(str(message).split())}\n"
 
 
 def _fail(message: str, code: int, debug: bool, hint: str = "") -> int:

@@ -39,6 +39,8 @@ class OutputFile:
     def __init__(self, path: Path | str, what: str) -> None:
         self.path = Path(path)
         self.what = what
+        if self.path.is_dir():
+            raise OutputError(f"cannot write {what} {self.path}: it is a directory")
         self._temporary = self.path.with_name(
             f".{self.path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         )
