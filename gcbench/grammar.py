@@ -80,7 +80,7 @@ def positive(value: Any, what: str) -> float:
     except (TypeError, ValueError):
         raise SpecError(f"{what}: {_echo(value)} is not a number") from None
     if not (out > 0 and math.isfinite(out)):
-        raise SpecError(f"{what}: {_echo(value)} must be a finite number > 0")
+        raise SpecError(f"{what}: {out:g} must be a finite number > 0")
     return out
 
 

@@ -79,7 +79,7 @@ def test_unwritable_outputs_leave_nothing(run_limited, args, fragment):
         (["color", RGG, "--algo", "greedy", "--reps", "0"], "--reps: 0 must be ≥ 1"),
         (["color", RGG, "--algo", "greedy", "--warmup", "-1"], "--warmup: -1 must be ≥ 0"),
         (["run", "--graph", RGG, "--algo", "greedy", *CPU, "--timeout", "0"],
-         "--timeout: '0' must be a finite number > 0"),
+         "--timeout: 0 must be a finite number > 0"),
         # a graph file that does not exist: refused before anything runs
         (["run", "--graph", "nonexistent.mtx", "--algo", "greedy", *CPU, "--out", "n.csv"],
          "graph nonexistent.mtx: no such file"),

@@ -114,7 +114,7 @@ def test_numbers_accepted(parse, value, expected):
         (grammar.reps, "x", "--reps: 'x' is not an integer"),
         (grammar.reps, "1e999", "--reps: '1e999' is not an integer"),
         (grammar.warmup, "-1", "--warmup: -1 must be ≥ 0"),
-        (grammar.timeout, "0", "--timeout: '0' must be a finite number > 0"),
+        (grammar.timeout, "0", "--timeout: 0 must be a finite number > 0"),
         (grammar.timeout, "-5", "must be a finite number > 0"),
         (grammar.timeout, "inf", "must be a finite number > 0"),
         (grammar.timeout, "nan", "must be a finite number > 0"),
