@@ -143,3 +143,31 @@ def test_usage_errors_are_one_line_exit_2(args, message):
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
     assert lines[0].endswith("--help)")
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "line"),
+    [
+        (OSError(28, "No space left on device", "/data/x.npz"), 2,
+         "error: gcbench color gen:cycle?n=5: No space left on device (/data/x.npz)"),
+        (MemoryError("Unable to allocate 7.45 GiB for an array"), 2,
+         "error: out of memory while running gcbench color gen:cycle?n=5 (Unable to allocate "
+         "7.45 GiB for an array); free some memory or use a smaller graph"),
+        (KeyError("x"), 3,
+         "error: internal error in gcbench color gen:cycle?n=5: KeyError: 'x' (a bug: rerun "
+         "with --debug and report the traceback)"),
+    ],
+)  # fmt: skip
+def test_any_failure_reaching_a_command_is_one_line(monkeypatch, raised, code, line):
+    """OSError, MemoryError and bugs that no layer below turned into a typed error."""
+    import gcbench
+
+    def fail(*args, **kwargs):
+        raise raised
+
+    monkeypatch.setattr(gcbench, "load_graph", fail)
+    done = CliRunner().invoke(main, ["color", "gen:cycle?n=5", "--algo", "greedy"])
+    assert done.exit_code == code
+    assert done.stderr.splitlines() == [line]
+    done = CliRunner().invoke(main, ["color", "gen:cycle?n=5", "--algo", "greedy", "--debug"])
+    assert done.exit_code == code and "Traceback" in done.stderr
