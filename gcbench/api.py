@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from gcbench import algorithms
+from gcbench import algorithms, grammar
 from gcbench.algorithms.execute import measure, prepare
+from gcbench.algorithms.registry import AlgorithmSpec
 from gcbench.errors import GpuUnavailableError, SpecError
 from gcbench.graph import Graph
 from gcbench.sources import load_graph
@@ -55,14 +57,12 @@ def color(
     ``device`` (gpu|cpu|auto) matters for ``auto``, which exists for both: "auto" means the
     GPU when one is usable. Other algorithms run where they run; asking one for the other
     device is an error."""
-    if warmup < 0 or reps < 1:
-        raise SpecError(f"warmup must be >= 0 and reps >= 1 (got warmup={warmup}, reps={reps})")
+    warmup = grammar.warmup(warmup, "warmup")
+    reps = grammar.reps(reps, "reps")
+    block_size = one_block_size(block_size, "block_size")
+    spec, resolved = configure(algorithm, device, params)
     if isinstance(graph, str):
         graph = load_graph(graph)
-    spec = algorithms.get(algorithm, _backend(algorithm, device))
-    if device in ("gpu", "cpu") and spec.backend != device:
-        raise SpecError(f"{algorithm} runs on the {spec.backend.upper()}, not --device {device}")
-    resolved = spec.resolve_params(params)
     prepared = prepare(graph, spec.backend)
     case = measure(
         spec, prepared, block_size, resolved, reps=reps, warmup=warmup, count_setup=count_setup
@@ -82,6 +82,47 @@ def color(
         count_setup,
         last.coloring.params or resolved,
     )
+
+
+def configure(
+    algorithm: str, device: str = "auto", params: Mapping[str, Any] | None = None
+) -> tuple[AlgorithmSpec, dict[str, Any]]:
+    """The algorithm ``color`` runs and its parameters, checked (names, values, device, a
+    usable GPU for a GPU algorithm) before any graph is loaded: a SpecError or
+    GpuUnavailableError for what cannot run as asked."""
+    spec = algorithms.get(algorithm, _backend(algorithm, device))
+    if device in ("gpu", "cpu") and spec.backend != device:
+        raise SpecError(
+            f"{algorithm} runs on the {spec.backend.upper()} only; --device {device} applies to "
+            "algorithms that exist for both (auto)"
+        )
+    resolved = spec.resolve_params(params or {})
+    if spec.backend == "gpu":
+        from gcbench.algorithms.gpu import runtime
+
+        try:
+            runtime.cupy()
+        except GpuUnavailableError as exc:
+            raise GpuUnavailableError(_without_gpu(spec.name, str(exc))) from None
+    return spec, resolved
+
+
+def one_block_size(value: Any, what: str) -> int | None:
+    """The single block size a coloring runs with (:func:`gcbench.grammar.block_sizes`)."""
+    sizes = grammar.block_sizes(value, what)
+    if sizes is None:
+        return None
+    why = "color runs one block size (gcbench run sweeps several)"
+    return grammar.one_value(grammar.SWEEP if sizes == "sweep" else sizes, what, why)
+
+
+def _without_gpu(algorithm: str, reason: str) -> str:
+    """Why ``algorithm`` cannot run here and what can: the CPU side of an algorithm that has
+    one, else the CPU algorithms by name."""
+    if "cpu" in algorithms.backends(algorithm):
+        return f"{algorithm} on the GPU: {reason}; --device cpu runs it on the CPU"
+    cpu = ", ".join(s.name for s in algorithms.all_specs("cpu") if not s.chooser)
+    return f"{algorithm} runs on the GPU: {reason}; CPU algorithms: {cpu}"
 
 
 def _backend(algorithm: str, device: str) -> str | None:

@@ -1,54 +1,181 @@
 """The ``gcbench`` command line: thin commands that parse, call the library, and print.
 
-Errors are one line (``error: ...``) with a non-zero exit code; ``--debug`` shows tracebacks.
+Every failure is one line (``error: ...``) and an exit code from one table for every command
+(:data:`EXIT_CODES`, docs/cli.md); ``--debug``, anywhere on the line, shows tracebacks.
+Option values are read by :mod:`gcbench.grammar`, the parsers the library and suite files
+use, so an option means the same in every command that has it.
 """
 
 from __future__ import annotations
 
 import shlex
 import sys
+import traceback
+import warnings
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
 
-from gcbench.errors import GcbenchError
+from gcbench import grammar
+from gcbench.errors import GcbenchError, os_reason, shown
 from gcbench.report import DPI as REPORT_DPI
 from gcbench.report import FORMATS as REPORT_FORMATS
 
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CODES = """\b
+Exit status (the same for every command):
+  0    all done, every result ok
+  1    done, but some results failed: a run's rows that are not ok (invalid,
+       error, timeout, oom, unsupported), an invalid coloring, graphs not fetched
+  2    bad input or usage, or a file that cannot be read or written: one
+       error line, nothing (more) written
+  3    a bug in gcbench: one error line; --debug shows the traceback
+  130  interrupted (Ctrl-C); a run keeps its rows: finish it with --resume"""
+
+
+class _Command(click.Command):
+    """A command whose help ends with the exit-code table."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("epilog", EXIT_CODES)
+        super().__init__(*args, **kwargs)
+
 
 class _Group(click.Group):
-    """Turns gcbench's typed errors into one line on stderr unless --debug is given."""
+    """The root group: ``--debug`` anywhere on the line, and every failure one ``error:``
+    line with the exit code of :data:`EXIT_CODES` (with ``--debug``, the traceback too)."""
 
-    def invoke(self, ctx: click.Context) -> object:
+    command_class = _Command
+    group_class = type  # subgroups (``list``) are _Groups, so their commands are _Commands
+
+    def main(self, args: Sequence[str] | None = None, *pos: Any, **kwargs: Any) -> Any:
+        given = list(sys.argv[1:] if args is None else args)
+        end = given.index("--") if "--" in given else len(given)
+        debug = "--debug" in given[:end]
+        given = [a for a in given[:end] if a != "--debug"] + given[end:]
+        kwargs["standalone_mode"] = False
+        warnings.formatwarning = _warning_line
         try:
-            return super().invoke(ctx)
+            code = super().main([*(["--debug"] if debug else []), *given], *pos, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            exc.show()
+            code = exc.exit_code
+        except click.Abort:
+            click.echo("interrupted", err=True)
+            code = EXIT_INTERRUPTED
+        except click.ClickException as exc:
+            code = _fail(exc.format_message(), exc.exit_code, False, hint=_help_hint(exc))
         except GcbenchError as exc:
-            if ctx.obj and ctx.obj.get("debug"):
-                raise
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(2)
+            code = _fail(str(exc), EXIT_USAGE, debug)
+        except MemoryError as exc:
+            detail = " ".join(str(exc).split())
+            code = _fail(
+                f"out of memory while running {_doing(given)}" + (f" ({detail})" if detail else "")
+                + "; free some memory or use a smaller graph", EXIT_USAGE, debug,
+            )  # fmt: skip
+        except OSError as exc:
+            code = _fail(f"{_doing(given)}: {os_reason(exc)}", EXIT_USAGE, debug)
+        except Exception as exc:
+            code = _fail(
+                f"internal error in {_doing(given)}: {type(exc).__name__}: {exc}"
+                + ("" if debug else " (a bug: rerun with --debug and report the traceback)"),
+                EXIT_BUG, debug,
+            )  # fmt: skip
+        sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def _warning_line(message: Warning | str, *args: Any, **kwargs: Any) -> str:
+    """A library warning as one ``warning:`` line (without the source line Python adds)."""
+    return f"warning: {' '.join(str(message).split())}\n"
+
+
+def _fail(message: str, code: int, debug: bool, hint: str = "") -> int:
+    """Print one error line (and, with ``--debug``, the traceback first); return ``code``."""
+    if debug:
+        traceback.print_exc()
+    click.echo(f"error: {' '.join(message.split())}{hint}", err=True)
+    return code
+
+
+def _help_hint(exc: click.ClickException) -> str:
+    ctx = getattr(exc, "ctx", None)
+    return f" (see {ctx.command_path} --help)" if ctx is not None else ""
+
+
+def _doing(args: Sequence[str]) -> str:
+    """What the command line asked for, for messages: ``gcbench`` and its words up to the
+    first option (``gcbench color gen:rgg?scale=10``), escaped."""
+    words = []
+    for arg in args:
+        if arg.startswith("-") or len(words) == 3:
+            break
+        words.append(shown(arg, 80))
+    return " ".join(["gcbench", *words])
 
 
 @click.group(cls=_Group)
-@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@click.option(
+    "--debug", is_flag=True, help="Show full tracebacks on errors (also after the command)."
+)
 @click.version_option(package_name="gcbench")
-@click.pass_context
-def main(ctx: click.Context, debug: bool) -> None:
+def main(debug: bool) -> None:
     """Benchmark parallel graph-coloring algorithms on GPUs and CPUs."""
-    ctx.ensure_object(dict)
-    ctx.obj["debug"] = debug
 
 
-def parse_param_options(values: tuple[str, ...]) -> dict[str, str]:
-    """``--param k=v`` options as a dict (values stay strings; the registry checks them)."""
-    out: dict[str, str] = {}
-    for item in values:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"{item!r} is not k=v", param_hint="--param")
-        out[key.strip()] = value.strip()
-    return out
+# ------------------------------------------------------ options shared by several commands
+# One definition each, so an option is accepted identically wherever it appears (docs/cli.md).
+
+
+def _parsed(parse: Callable[..., Any], what: str) -> Callable[[click.Context, Any, Any], Any]:
+    """A click callback reading an option's value(s) with a :mod:`gcbench.grammar` parser."""
+    return lambda ctx, param, value: parse(value, what)
+
+
+def _algo_option(help: str, required: bool = False) -> Callable[..., Any]:
+    return click.option("--algo", "algorithms", multiple=True, required=required,
+                        metavar="NAME[,NAME...]", callback=_parsed(grammar.names, "--algo"),
+                        help=help)  # fmt: skip
+
+
+def _param_option(help: str) -> Callable[..., Any]:
+    return click.option("--param", "params", multiple=True, metavar="K=V[,V...]",
+                        callback=_parsed(grammar.param_axes, "--param"), help=help)  # fmt: skip
+
+
+def _block_size_option(help: str) -> Callable[..., Any]:
+    return click.option("--block-size", "block_sizes", multiple=True, metavar="N[,N...]|sweep",
+                        callback=_parsed(grammar.block_sizes, "--block-size"),
+                        help=help)  # fmt: skip
+
+
+def _reps_option(default: int | None, help: str) -> Callable[..., Any]:
+    return click.option("--reps", type=str, default=default, metavar="N",
+                        show_default=default is not None,
+                        callback=_parsed(grammar.reps, "--reps"), help=help)  # fmt: skip
+
+
+def _warmup_option(default: int | None, help: str) -> Callable[..., Any]:
+    return click.option("--warmup", type=str, default=default, metavar="N",
+                        show_default=default is not None,
+                        callback=_parsed(grammar.warmup, "--warmup"), help=help)  # fmt: skip
+
+
+def _device_option(help: str) -> Callable[..., Any]:
+    return click.option("--device", type=click.Choice(grammar.DEVICES), default="auto",
+                        show_default=True, help=help)  # fmt: skip
+
+
+def _count_setup_option(default: bool | None, help: str) -> Callable[..., Any]:
+    return click.option("--count-setup", is_flag=True, default=default, help=help)
+
+
+def _out_option(help: str) -> Callable[..., Any]:
+    return click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                        help=help)  # fmt: skip
 
 
 @main.command()
@@ -77,38 +204,54 @@ def info(spec: str) -> None:
 
 @main.command()
 @click.argument("spec")
-@click.option(
-    "--algo", "algorithm", required=True, help="Algorithm name (gcbench list algorithms)."
-)
-@click.option("--param", "params", multiple=True, help="k=v, repeatable.")
-@click.option("--block-size", type=int, default=None, help="GPU launch block size.")
-@click.option("--warmup", type=int, default=1, show_default=True,
-              help="Unrecorded runs before the timed ones.")  # fmt: skip
-@click.option("--reps", type=int, default=1, show_default=True,
-              help="Timed runs (each validated); the median is printed.")  # fmt: skip
-@click.option("--count-setup", is_flag=True,
-              help="Include the algorithm's per-graph setup in the time.")  # fmt: skip
-@click.option("--device", type=click.Choice(["gpu", "cpu", "auto"]), default="auto",
-              show_default=True, help="For --algo auto: which backend's algorithms it picks "
-              "from (auto: the GPU if usable).")  # fmt: skip
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write one color per line, in vertex order.")  # fmt: skip
-def color(spec: str, algorithm: str, params: tuple[str, ...], block_size: int | None,
-          warmup: int, reps: int, count_setup: bool, device: str,
-          out: Path | None) -> None:  # fmt: skip
+@_algo_option("Algorithm name (gcbench list algorithms).", required=True)
+@_param_option("Parameter value, NAME=VALUE (repeatable; one value per parameter).")
+@_block_size_option("GPU launch block size, 1..1024 (one).")
+@_warmup_option(1, "Unrecorded runs before the timed ones.")
+@_reps_option(1, "Timed runs (each validated); the median is printed.")
+@_count_setup_option(False, "Include the algorithm's per-graph setup in the time.")
+@_device_option("For --algo auto: which backend's algorithms it picks from (auto: the GPU "
+                "if usable).")  # fmt: skip
+@_out_option("Write one color per line, in vertex order.")
+def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, ...]],
+          block_sizes: grammar.BlockSizes | None, warmup: int, reps: int, count_setup: bool,
+          device: str, out: Path | None) -> None:  # fmt: skip
     """Color SPEC with ALGO, validate, and print colors, time and validity.
 
     Compilation is never timed; the time is the median of --reps runs after --warmup ones.
+    Options take the values they take in gcbench run; one configuration is colored, so
+    each takes one value here.
     """
     import gcbench
     from gcbench.algorithms import canonical_params
+    from gcbench.api import configure, one_block_size
+    from gcbench.bench.plugins import load_plugins
+    from gcbench.bench.worker import classify
+    from gcbench.outputs import OutputFile
 
-    result = gcbench.color(spec, algorithm, block_size=block_size, warmup=warmup, reps=reps,
-                           count_setup=count_setup, device=device,
-                           **parse_param_options(params))  # fmt: skip
+    why = "color runs one configuration (gcbench run runs several)"
+    algorithm = grammar.one_value(algorithms, "--algo", why)
+    chosen = {k: grammar.one_value(v, f"--param {k}", why) for k, v in params.items()}
+    block_size = one_block_size(block_sizes, "--block-size")
+    load_plugins()  # GCBENCH_PLUGINS' algorithms, as in gcbench run
+    configure(algorithm, device, chosen)  # a usage error before the graph is loaded
+    colors_file = None if out is None else OutputFile(out, "the colors file")  # before the work
+    with colors_file or nullcontext():
+        graph = gcbench.load_graph(spec)
+        try:
+            result = gcbench.color(graph, algorithm, block_size=block_size, warmup=warmup,
+                                   reps=reps, count_setup=count_setup, device=device,
+                                   **chosen)  # fmt: skip
+        except (GcbenchError, MemoryError) as exc:
+            status, message = classify(exc)
+            if status == "error":
+                raise
+            # the algorithm stopped: the status a run's row would have, and exit 1 as there
+            click.echo(f"error: {algorithm} on {graph.name}: {status}: {message}", err=True)
+            sys.exit(EXIT_FAILED)
+        if colors_file is not None:
+            colors_file.write_lines(result.colors)
     v = result.validation
-    if out is not None:
-        np.savetxt(out, result.colors, fmt="%d")
     runs = "1 run" if reps == 1 else f"median of {reps} runs"
     setup = (f"setup {result.setup_ms:.3f} ms included" if count_setup
              else f"+ {result.setup_ms:.3f} ms setup")  # fmt: skip
@@ -121,55 +264,33 @@ def color(spec: str, algorithm: str, params: tuple[str, ...], block_size: int | 
     click.echo(f"valid        {'yes' if v.valid else 'NO'}"
                f" ({v.conflicts} conflicts, {v.uncolored} uncolored)")  # fmt: skip
     if not v.valid:
-        sys.exit(1)
+        sys.exit(EXIT_FAILED)
 
 
 @main.command(name="run")
 @click.option("--suite", default=None, help="Suite file or name in configs/ (default: quick).")
-@click.option("--graph", "graphs", multiple=True, help="Graph spec; replaces the suite's graphs.")
-@click.option(
-    "--algo",
-    "algorithms",
-    multiple=True,
-    help="Algorithm, or 'all' for every one of the device; replaces the suite's.",
-)
-@click.option(
-    "--param",
-    "params",
-    multiple=True,
-    help="k=v1,v2: an axis for every algorithm that has k (repeatable).",
-)
-@click.option(
-    "--block-size",
-    "block_sizes",
-    default=None,
-    help="32,64,... or 'sweep' (1..1024 where block size matters).",
-)
-@click.option("--reps", type=int, default=None, help="Recorded repetitions per case.")
-@click.option("--warmup", type=int, default=None, help="Unrecorded runs before them.")
-@click.option("--timeout", type=float, default=None, help="Wall-clock seconds per run.")
-@click.option(
-    "--device",
-    type=click.Choice(["gpu", "cpu", "auto"]),
-    default="auto",
-    show_default=True,
-    help="auto: the GPU if one is usable, else the CPU.",
-)
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Results CSV (default results/<UTC time>-<suite>.csv).",
-)
+@click.option("--graph", "graphs", multiple=True, metavar="SPEC[,SPEC...]",
+              help="Graph spec (repeatable); replaces the suite's graphs.")  # fmt: skip
+@_algo_option("Algorithm, or 'all' for every one of the device (repeatable); replaces the "
+              "suite's.")  # fmt: skip
+@_param_option("NAME=V1,V2: an axis for every algorithm that has NAME (repeatable).")
+@_block_size_option("Block sizes, 1..1024, or 'sweep' (1, 2, 4, ..., 1024 where block size "
+                    "matters).")  # fmt: skip
+@_reps_option(None, "Recorded repetitions per case [default: the suite's].")
+@_warmup_option(None, "Unrecorded runs before them [default: the suite's].")
+@click.option("--timeout", default=None, metavar="SECONDS",
+              callback=_parsed(grammar.timeout, "--timeout"),
+              help="Wall-clock seconds per run [default: the suite's].")  # fmt: skip
+@_device_option("auto: the GPU if one is usable, else the CPU.")
+@_out_option("Results CSV (default results/<UTC time>-<suite>.csv).")
 @click.option(
     "--resume",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Append to FILE, skipping the repetitions it already records.",
 )
-@click.option("--count-setup", is_flag=True, default=None,
-              help="Fold each algorithm's per-graph setup into time_ms (for references that "
-              "build it inside their call).")  # fmt: skip
+@_count_setup_option(None, "Fold each algorithm's per-graph setup into time_ms (for references "
+                     "that build it inside their call).")  # fmt: skip
 @click.option("--trace", is_flag=True, help="Also write per-round traces to <out>.trace.csv.")
 @click.option("--offline", is_flag=True, help="No downloads: use stand-ins where suites name them.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -192,33 +313,35 @@ def color(spec: str, algorithm: str, params: tuple[str, ...], block_size: int | 
               help="levels: add level-scheduling columns to every valid row "
               "(docs/balance-levels.md).")  # fmt: skip
 def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...],
-         params: tuple[str, ...], block_sizes: str | None, reps: int | None,
-         warmup: int | None, timeout: float | None, device: str, out: Path | None,
-         resume: Path | None, count_setup: bool | None, trace: bool, offline: bool,
-         quiet: bool, gpus: str | None, cluster: str | None,
+         params: dict[str, tuple[str, ...]], block_sizes: grammar.BlockSizes | None,
+         reps: int | None, warmup: int | None, timeout: float | None, device: str,
+         out: Path | None, resume: Path | None, count_setup: bool | None, trace: bool,
+         offline: bool, quiet: bool, gpus: str | None, cluster: str | None,
          shard: str | None, metrics: str) -> None:  # fmt: skip
     """Benchmark a suite: every case validated, one CSV row per repetition.
 
-    Exits 1 if any row is invalid, error or timeout; 130 if interrupted (rerun the same
-    command with --resume FILE to finish).
+    At the end, the rows that are not ok are summarised by graph, algorithm and status with
+    their first error; rerun an interrupted run with --resume FILE to finish it.
     """
     from gcbench.bench import runner
     from gcbench.bench.options import RunOptions
     from gcbench.bench.results import STATUSES
 
     options = RunOptions(
-        suite=suite, graphs=graphs, algorithms=algorithms, params=parse_param_options(params),
+        suite=suite, graphs=graphs, algorithms=algorithms, params=params,
         block_sizes=block_sizes, reps=reps, warmup=warmup, timeout=timeout, device=device,
         out=out, resume=resume, trace=trace, offline=offline, progress=not quiet, gpus=gpus,
         cluster=cluster, shard=shard, count_setup=count_setup, command=_command_line(),
         metrics=metrics,
-    )  # fmt: skip
+    ).checked()  # fmt: skip
     choice = runner.choose_device(device, remote=options.remote_cluster)
     click.echo(choice.message)
     summary = runner.run(options, choice=choice)
     if not summary.notes_shown:
         for note in summary.notes:
             click.echo(f"note: {note}")
+    for line in summary.failure_lines():
+        click.echo(line)
     counts = ", ".join(f"{summary.counts[s]} {s}" for s in STATUSES if summary.counts[s])
     click.echo(f"{summary.written} rows written to {summary.path} (file: {counts or 'no rows'})")
     if summary.trace_path is not None:
@@ -389,27 +512,28 @@ def report_(
 
 @main.command(name="levels")
 @click.argument("matrix")
-@click.option("--algo", "algorithm", required=True,
-              help="Algorithm whose coloring reorders the matrix.")  # fmt: skip
-@click.option("--param", "params", multiple=True, help="k=v, repeatable.")
-@click.option("--block-size", type=int, default=None, help="GPU launch block size.")
-@click.option("--device", type=click.Choice(["gpu", "cpu", "auto"]), default="auto",
-              show_default=True, help="For --algo auto: which backend it picks from.")  # fmt: skip
+@_algo_option("Algorithm whose coloring reorders the matrix.", required=True)
+@_param_option("Parameter value, NAME=VALUE (repeatable; one value per parameter).")
+@_block_size_option("GPU launch block size, 1..1024 (one).")
+@_device_option("For --algo auto: which backend it picks from.")
 @click.option("--solve/--no-solve", default=None,
               help="Time the triangular solves [default: when a GPU is usable].")  # fmt: skip
-@click.option("--reps", type=int, default=5, show_default=True,
-              help="Timed solves per ordering; the median is printed.")  # fmt: skip
-@click.option("--warmup", type=int, default=1, show_default=True,
-              help="Untimed solves before them.")  # fmt: skip
-def levels_(matrix: str, algorithm: str, params: tuple[str, ...], block_size: int | None,
-            device: str, solve: bool | None, reps: int, warmup: int) -> None:  # fmt: skip
+@_reps_option(5, "Timed solves per ordering; the median is printed.")
+@_warmup_option(1, "Untimed solves before them.")
+def levels_(matrix: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, ...]],
+            block_sizes: grammar.BlockSizes | None, device: str, solve: bool | None, reps: int,
+            warmup: int) -> None:  # fmt: skip
     """Levels of a level-scheduled lower-triangular solve of MATRIX, natural vs reordered by
     ALGO's color classes, and (with a GPU) the time of cuSPARSE's solve on both."""
     from gcbench.algorithms import canonical_params
+    from gcbench.api import one_block_size
     from gcbench.levels import report
 
-    rep = report(matrix, algorithm, block_size=block_size, device=device, solve=solve,
-                 reps=reps, warmup=warmup, **parse_param_options(params))  # fmt: skip
+    why = "levels reorders by one coloring"
+    algorithm = grammar.one_value(algorithms, "--algo", why)
+    chosen = {k: grammar.one_value(v, f"--param {k}", why) for k, v in params.items()}
+    rep = report(matrix, algorithm, block_size=one_block_size(block_sizes, "--block-size"),
+                 device=device, solve=solve, reps=reps, warmup=warmup, **chosen)  # fmt: skip
     m, g = rep.metrics, rep.graph
     click.echo(f"matrix       {g.name} (n = {g.n}, {g.m} entries below the diagonal)")
     click.echo(f"algorithm    {algorithm} ({canonical_params(rep.params)})")

@@ -58,6 +58,21 @@ class FetchError(GcbenchError):
         return FetchError(f"{spec}: {self}", cause=self.cause, host=self.host)
 
 
+class OutputError(GcbenchError):
+    """A file or directory gcbench was asked to write and cannot (a missing or read-only
+    directory, a full disk): one line naming the file and the system's reason."""
+
+
+def os_reason(exc: OSError, path: object = None) -> str:
+    """An OSError in words for a message: the system's reason, and the file it concerns when
+    that is not ``path`` (``No such file or directory (/proc/nope)``)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    where = exc.filename
+    if where is None or str(where) == str(path):
+        return reason
+    return f"{reason} ({where})"
+
+
 class InsufficientMemoryError(GcbenchError, MemoryError):
     """Not enough host or GPU memory for what was asked (estimated before allocating, or a
     MemoryError caught on the way). A MemoryError too, so the runner records ``status=oom``."""

@@ -41,7 +41,7 @@ def test_levels_prints_natural_and_colored_levels(data):
 
 def test_levels_errors_are_one_line(data):
     for args, message in [
-        (("--algo", "greedy", "--reps", "0"), "error: solve reps must be >= 1"),
+        (("--algo", "greedy", "--reps", "0"), "error: --reps: 0 must be ≥ 1"),
         (("--algo", "greedy", "--param", "balance=tilt"), "error: greedy: balance=tilt is not"),
     ]:
         result = gcbench("levels", "gen:cycle?n=9", *args, data=data)

@@ -1,24 +1,29 @@
 """The options of one ``gcbench run``: one object that the command line builds and the library
 takes (issue 15), so a Python caller passes exactly what the CLI would.
 
-Values are kept as given (``"0,1"`` or ``[0, 1]``, ``"2/3"`` or ``(2, 3)``); the runner
-checks them before anything runs and raises one-line SpecErrors.
+Values are kept as given (``"0,1"`` or ``[0, 1]``, ``"2/3"`` or ``(2, 3)``);
+:meth:`RunOptions.checked` reads them with :mod:`gcbench.grammar` (the parsers ``gcbench
+color`` and suite files use too) before anything runs, raising one-line SpecErrors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from gcbench import grammar
+from gcbench.errors import SpecError
 
 
 @dataclass(frozen=True)
 class RunOptions:
     """What to run, how, and where the rows go (docs/runner.md, docs/cluster.md).
 
-    ``graphs``/``algorithms`` replace the suite's ("all" = every algorithm of the device);
-    ``params`` maps a parameter to its values (a list, or "v1,v2"); ``block_sizes`` is a list
+    ``graphs``/``algorithms`` replace the suite's ("all" = every algorithm of the device;
+    items may be comma lists, "greedy,gm-async"); ``params`` maps a parameter to its values (a
+    list, or "v1,v2"), or is a list of ``--param`` items ("k=v1,v2"); ``block_sizes`` is a list
     or "32,64" or "sweep"; ``reps``, ``warmup``, ``timeout`` (s) override the suite's.
     ``gpus`` runs one worker per listed GPU ("0,1", a list, or "all"); ``cluster`` runs the
     graphs as tasks of a Dask cluster (a scheduler address, or "local"); ``shard`` ("K/N" or
@@ -32,7 +37,7 @@ class RunOptions:
     suite: str | Path | None = None
     graphs: Sequence[str] = ()
     algorithms: Sequence[str] = ()
-    params: Mapping[str, Sequence[Any] | str] = field(default_factory=dict)
+    params: Mapping[str, Sequence[Any] | str] | Sequence[str] = field(default_factory=dict)
     block_sizes: str | Sequence[int] | None = None
     reps: int | None = None
     warmup: int | None = None
@@ -49,6 +54,23 @@ class RunOptions:
     count_setup: bool | None = None
     command: str | None = None
     metrics: str | Sequence[str] = ()
+
+    def checked(self) -> RunOptions:
+        """These options with every value read and checked (:mod:`gcbench.grammar`): names
+        and specs split into tuples, ``params`` as axes, ``block_sizes`` as a tuple or
+        "sweep", numbers typed. Idempotent."""
+        if self.device not in grammar.DEVICES:
+            raise SpecError(f"--device {self.device!r}: choose gpu, cpu or auto")
+        return replace(
+            self,
+            graphs=grammar.graph_specs(self.graphs),
+            algorithms=grammar.names(self.algorithms, "--algo"),
+            params=grammar.param_axes(self.params),
+            block_sizes=grammar.block_sizes(self.block_sizes),
+            reps=grammar.reps(self.reps),
+            warmup=grammar.warmup(self.warmup),
+            timeout=grammar.timeout(self.timeout),
+        )
 
     @property
     def remote_cluster(self) -> bool:

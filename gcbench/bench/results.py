@@ -22,7 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gcbench.errors import InputError
+from gcbench.errors import InputError, OutputError, os_reason
+from gcbench.outputs import make_parent
 
 SCHEMA_VERSION = 2
 
@@ -52,7 +53,10 @@ COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 
 STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "oom", "unsupported")
-FAILING: frozenset[str] = frozenset({"invalid", "error", "timeout"})
+# Every status but ok is a failure: `gcbench run` exits 1 when any row has one (docs/cli.md).
+FAILING: frozenset[str] = frozenset(STATUSES) - {"ok"}
+FAILURE_LINES = 20  # at most this many lines summarise the failures at the end of a run
+_ERROR_CHARS = 160
 
 TRACE_COLUMNS: tuple[str, ...] = (
     "run_id", "graph", "algorithm", "params", "block_size", "rep", "round", "series", "active",
@@ -158,23 +162,83 @@ def row_key(row: Mapping[str, Any]) -> Key:
     )
 
 
-class _Appender:
-    """A CSV file opened for appending whole, flushed lines under a fixed header."""
+class Failures:
+    """Rows that are not ok, grouped by (graph, algorithm, status) in the order first met:
+    how many rows each group has and the first line of its first error (``gcbench run``
+    prints them at the end, so a run says why without opening the CSV)."""
 
-    def __init__(self, path: Path, columns: tuple[str, ...]) -> None:
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str, str], tuple[int, str]] = {}
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        status = format_value(row.get("status"))
+        if status not in FAILING:
+            return
+        key = (format_value(row.get("graph")), format_value(row.get("algorithm")), status)
+        count, error = self.groups.get(key, (0, _first_line(format_value(row.get("error")))))
+        self.groups[key] = (count + 1, error)
+
+    def lines(self, limit: int = FAILURE_LINES) -> list[str]:
+        """A heading and one line per group, at most ``limit`` lines in all (the last says
+        how many are not shown); no lines when every row is ok. Groups of one graph that
+        failed alike (same status, same first error: a graph that did not load) share a line
+        naming their algorithms."""
+        if not self.groups:
+            return []
+        alike: dict[tuple[str, str, str], tuple[list[str], int]] = {}
+        for (graph, algorithm, status), (count, error) in self.groups.items():
+            names, rows = alike.setdefault((graph, status, error), ([], 0))
+            names.append(algorithm)
+            alike[graph, status, error] = (names, rows + count)
+        total = sum(count for count, _ in self.groups.values())
+        shown = list(alike.items())
+        if len(shown) > limit - 1:
+            shown = shown[: limit - 2]
+        out = [f"{total} rows not ok (graph, algorithm: status × rows: first error):"]
+        for (graph, status, error), (names, rows) in shown:
+            algorithms = ", ".join(names[:4]) + (
+                f" and {len(names) - 4} more" if len(names) > 4 else ""
+            )
+            out.append(
+                f"  {graph}  {algorithms}: {status} ×{rows}" + (f": {error}" if error else "")
+            )
+        if len(shown) < len(alike):
+            out.append(f"  ... and {len(alike) - len(shown)} more (see the error column)")
+        return out
+
+
+def _first_line(text: str) -> str:
+    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
+    return line if len(line) <= _ERROR_CHARS else line[: _ERROR_CHARS - 3] + "..."
+
+
+class _Appender:
+    """A CSV file opened for appending whole, flushed lines under a fixed header; ``what``
+    names it in the one-line OutputError a failure to create or write it becomes."""
+
+    def __init__(self, path: Path, columns: tuple[str, ...], what: str) -> None:
         self.path = path
         self.columns = columns
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fresh = not path.exists() or path.stat().st_size == 0
-        self._file = open(path, "a", newline="", encoding="utf-8")  # noqa: SIM115
+        self.what = what
+        make_parent(path, what)
+        try:
+            fresh = not path.exists() or path.stat().st_size == 0
+            self._file = open(path, "a", newline="", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise OutputError(f"cannot write {what} {path}: {os_reason(exc, path)}") from None
         if fresh:
             self._write(columns)
 
     def _write(self, values: Iterable[str]) -> None:
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerow(values)
-        self._file.write(buffer.getvalue())  # one write call per line
-        self._file.flush()
+        try:
+            self._file.write(buffer.getvalue())  # one write call per line
+            self._file.flush()
+        except OSError as exc:
+            raise OutputError(
+                f"cannot write {self.what} {self.path}: {os_reason(exc, self.path)}"
+            ) from None
 
     def append(self, row: Mapping[str, Any]) -> None:
         self._write(format_value(row.get(c)) for c in self.columns)
@@ -190,11 +254,12 @@ class ResultsFile(_Appender):
     def __init__(self, path: Path, *, resume: bool = False) -> None:
         self.recorded: set[Key] = set()
         self.previous: Counter[str] = Counter()
+        self.failures = Failures()  # of the rows already in a resumed file
         if resume:
             self._read_existing(path)
         elif path.exists() and path.stat().st_size:
             raise InputError(f"{path} already exists; pass --resume {path} or another --out")
-        super().__init__(path, COLUMNS)
+        super().__init__(path, COLUMNS, "the results file")
 
     def _read_existing(self, path: Path) -> None:
         if not path.is_file():
@@ -207,6 +272,7 @@ class ResultsFile(_Appender):
             for row in reader:
                 self.recorded.add(row_key(row))
                 self.previous[row["status"]] += 1
+                self.failures.add(row)
 
 
 class TraceFile(_Appender):
@@ -216,7 +282,7 @@ class TraceFile(_Appender):
         path = trace_path(results_path)
         if resume and path.is_file():
             repair_last_line(path)
-        super().__init__(path, TRACE_COLUMNS)
+        super().__init__(path, TRACE_COLUMNS, "the trace file")
 
 
 def schema_version_of(columns: Iterable[str]) -> int | None:

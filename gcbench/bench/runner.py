@@ -35,6 +35,7 @@ from gcbench.bench.progress import Display
 from gcbench.bench.results import (
     FAILING,
     Environment,
+    Failures,
     ResultsFile,
     TraceFile,
     capture_environment,
@@ -48,11 +49,11 @@ from gcbench.bench.suite import (
     Suite,
     expand,
     load_suite,
-    parse_block_sizes,
     skipped_gpu_algorithms,
 )
 from gcbench.bench.worker import GraphInfo, LoadJob
-from gcbench.errors import GpuUnavailableError, SpecError
+from gcbench.errors import GpuUnavailableError, SpecError, shown
+from gcbench.sources import parse_spec
 
 DEFAULT_SUITE = "quick"
 PROBE_TIMEOUT_S = 120.0
@@ -68,8 +69,9 @@ except Exception as exc:
 
 @dataclass
 class RunSummary:
-    """What a run did: the files, row counts per status (whole file, resumed rows included),
-    how many rows this call wrote, and notes worth showing (stand-ins, skipped algorithms)."""
+    """What a run did: the files, row counts per status and the failures grouped (whole file,
+    resumed rows included), how many rows this call wrote, and notes worth showing
+    (stand-ins, skipped algorithms)."""
 
     path: Path
     trace_path: Path | None
@@ -80,13 +82,20 @@ class RunSummary:
     interrupted: bool = False
     notes: list[str] = field(default_factory=list)
     notes_shown: bool = False
+    failures: Failures = field(default_factory=Failures)
 
     @property
     def exit_code(self) -> int:
-        """130 if interrupted, 1 if any row is invalid, error or timeout, else 0."""
+        """130 if interrupted, 1 if any row is not ok (invalid, error, timeout, oom or
+        unsupported: docs/cli.md), else 0."""
         if self.interrupted:
             return 130
         return 1 if any(self.counts[s] for s in FAILING) else 0
+
+    def failure_lines(self) -> list[str]:
+        """The rows that are not ok, grouped by (graph, algorithm, status) with the first error
+        of each, in at most ``FAILURE_LINES`` lines (none when all are ok)."""
+        return self.failures.lines()
 
 
 @dataclass(frozen=True)
@@ -128,8 +137,10 @@ def choose_device(device: str = "auto", *, remote: bool = False) -> DeviceChoice
     if usable:
         return DeviceChoice("gpu", f"running on the GPU ({detail})")
     if device == "gpu":
-        raise GpuUnavailableError(f"--device gpu, but no GPU is usable: {detail}")
-    reason = detail.split(";")[0]  # the cause, without the advice to pass --device cpu
+        raise GpuUnavailableError(
+            f"--device gpu, but no GPU is usable: {detail}; --device cpu runs the CPU algorithms"
+        )
+    reason = detail.split(";")[0]  # the cause, without the advice on what to install
     return DeviceChoice("cpu", f"no usable GPU ({reason}); running the CPU algorithms")
 
 
@@ -156,7 +167,7 @@ def build_suite(
         name=base.name if suite is not None or not (graphs or algorithms) else "custom",
         reps=reps,
         warmup=warmup,
-        timeout_s=timeout,
+        timeout=timeout,
         count_setup=count_setup,
         graphs=tuple(GraphEntry(g) for g in graphs) or None,
         algorithms=tuple(AlgorithmEntry(n) for n in dict.fromkeys(names)) or None,
@@ -177,20 +188,20 @@ def run(
     :func:`choose_device` (else ``options.device`` is). Spec errors are raised before
     anything runs; per-case failures become rows.
     """
-    opts = replace(options or RunOptions(), **changes)
+    opts = replace(options or RunOptions(), **changes).checked()
     load_plugins()
     the_suite = build_suite(
         opts.suite, opts.graphs, opts.algorithms, opts.reps, opts.warmup, opts.timeout,
         opts.count_setup,
     )  # fmt: skip
-    axes = {k: v.split(",") if isinstance(v, str) else list(v) for k, v in opts.params.items()}
-    block_sizes = opts.block_sizes
-    sizes = None if block_sizes is None else parse_block_sizes(
-        block_sizes if isinstance(block_sizes, str) else list(block_sizes))  # fmt: skip
     shard = None if opts.shard is None else parse_shard(opts.shard)
     parse_metrics(opts.metrics)  # a typo is an error before anything runs
     choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
-    cases = expand(the_suite, backend=choice.backend, block_sizes=sizes, param_axes=axes)
+    cases = expand(
+        the_suite, backend=choice.backend, block_sizes=opts.block_sizes, param_axes=opts.params
+    )
+    if not opts.remote_cluster:
+        check_files(the_suite.graphs)
     notes = []
     if shard is not None:
         cases, note = select(cases, shard)
@@ -198,6 +209,15 @@ def run(
     with ExitStack() as stack:  # a cluster is reached before the results file is created
         engine = _engine(opts, choice.backend, notes, stack)
         return _record(opts, the_suite, shard, choice, cases, notes, engine)
+
+
+def check_files(graphs: Iterable[GraphEntry]) -> None:
+    """Refuse, before anything runs, a graph named by a path that does not exist (and has no
+    stand-in): a typo in a path is a usage error, like one in an algorithm name."""
+    for entry in graphs:
+        parsed = parse_spec(entry.spec)
+        if entry.standin is None and parsed.kind == "path" and not Path(parsed.name).exists():
+            raise SpecError(f"graph {shown(entry.spec)}: no such file")
 
 
 def _record(
@@ -209,23 +229,30 @@ def _record(
     notes: list[str],
     engine: Engine,
 ) -> RunSummary:
-    """Open the results (and trace) file, run the cases with ``engine``, close the files."""
+    """Open the results (and trace) file, run the cases with ``engine``, close the files. A
+    new file that a failure leaves without rows is removed (an interrupted run keeps it, for
+    ``--resume``)."""
     name = the_suite.name if shard is None else f"{the_suite.name}-shard{shard[0]}of{shard[1]}"
     path = _results_path(name, opts.out, opts.resume)
-    results = ResultsFile(path, resume=opts.resume is not None)
-    traces = TraceFile(path, resume=opts.resume is not None) if opts.trace else None
-    summary = RunSummary(path, traces.path if traces else None, choice.backend, len(cases))
-    summary.counts.update(results.previous)
-    summary.notes.extend(notes)
-    if not opts.offline:
-        summary.notes.extend(prefetch(case.graph for case in cases))
-    if choice.backend == "cpu" and (skipped := skipped_gpu_algorithms(the_suite)):
-        summary.notes.append(f"left out GPU algorithms on the CPU: {', '.join(skipped)}")
-    settings = Settings(the_suite.warmup, the_suite.timeout_s, opts.trace, the_suite.count_setup,
-                        parse_metrics(opts.metrics))  # fmt: skip
-    env = capture_environment(opts.command)
-    session = _Session(the_suite, results, traces, summary, opts.offline, env)
+    resume = opts.resume is not None
+    results = ResultsFile(path, resume=resume)
+    traces = None
+    summary = RunSummary(path, None, choice.backend, len(cases))
     try:
+        traces = TraceFile(path, resume=resume) if opts.trace else None
+        summary.trace_path = traces.path if traces else None
+        summary.counts.update(results.previous)
+        summary.failures = results.failures
+        summary.notes.extend(notes)
+        if not opts.offline:
+            summary.notes.extend(prefetch(case.graph for case in cases))
+        if choice.backend == "cpu" and (skipped := skipped_gpu_algorithms(the_suite)):
+            summary.notes.append(f"left out GPU algorithms on the CPU: {', '.join(skipped)}")
+        settings = Settings(the_suite.warmup, the_suite.timeout, opts.trace, the_suite.count_setup,
+                            parse_metrics(opts.metrics))  # fmt: skip
+        session = _Session(
+            the_suite, results, traces, summary, opts.offline, capture_environment(opts.command)
+        )
         with Display(len(cases), enabled=opts.progress) as display, _sigint_flag() as stop:
             summary.notes_shown = display.active
             for note in summary.notes:
@@ -234,6 +261,12 @@ def _record(
             engine(session, session.works(cases), settings)
     except Interrupted:
         summary.interrupted = True
+    except BaseException:
+        if not resume and summary.written == 0:
+            for appender in filter(None, (results, traces)):
+                appender.close()
+                appender.path.unlink(missing_ok=True)
+        raise
     finally:
         results.close()
         if traces:
@@ -399,6 +432,7 @@ class _Session:
         with self._lock:
             self.results.append(row)
             self.summary.counts[row["status"]] += 1
+            self.summary.failures.add(row)
             self.summary.written += 1
             if trace and self.traces is not None:
                 for trow in trace:

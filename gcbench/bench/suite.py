@@ -14,25 +14,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from gcbench import algorithms
+from gcbench import algorithms, grammar
 from gcbench.algorithms.registry import AlgorithmSpec, canonical_params
 from gcbench.errors import SpecError
+from gcbench.grammar import SWEEP, BlockSizes
 from gcbench.resources import resource_dir
 from gcbench.sources import canonical_spec
 
 WILDCARD = "*"
-SWEEP: tuple[int, ...] = tuple(2**i for i in range(11))  # 1, 2, 4, ..., 1024
-MAX_BLOCK_SIZE = 1024
 DEFAULT_BLOCK_SIZE = 256  # for an algorithm that takes a block size but declares no default
 
 _SUITE_KEYS = {
-    "name", "description", "reps", "warmup", "timeout_s", "block_sizes", "graphs", "algorithms",
+    "name", "description", "reps", "warmup", "timeout", "block_sizes", "graphs", "algorithms",
     "count_setup",
 }  # fmt: skip
+# Keys renamed to match the command line's options (docs/cli.md): old name → new name.
+_RENAMED = {"timeout_s": "timeout"}
 _ALGORITHM_KEYS = {"name", "params", "block_sizes", "backend", "exclude"}
 _GRAPH_KEYS = {"spec", "standin"}
-
-BlockSizes = tuple[int, ...] | str  # a tuple of sizes, or "sweep"
 
 
 @dataclass(frozen=True)
@@ -65,7 +64,7 @@ class Suite:
     description: str = ""
     reps: int = 3
     warmup: int = 1
-    timeout_s: float = 60.0
+    timeout: float = 60.0
     block_sizes: BlockSizes | None = None
     graphs: tuple[GraphEntry, ...] = ()
     algorithms: tuple[AlgorithmEntry, ...] = ()
@@ -73,14 +72,14 @@ class Suite:
     path: Path | None = None
 
     def with_overrides(self, **changes: Any) -> Suite:
-        """A copy with the given fields replaced (``None`` values are ignored); reps, warmup
-        and timeout_s are checked as in a suite file."""
+        """A copy with the given fields replaced (``None`` values are ignored); reps, warmup,
+        timeout and count_setup are checked as their options are (:mod:`gcbench.grammar`)."""
         given = {k: v for k, v in changes.items() if v is not None}
         checks = {
-            "count_setup": lambda v: _bool(v, "count_setup"),
-            "reps": lambda v: _int(v, "reps", low=1),
-            "warmup": lambda v: _int(v, "warmup", low=0),
-            "timeout_s": lambda v: _positive(v, "timeout"),
+            "count_setup": lambda v: grammar.boolean(v, "--count-setup"),
+            "reps": grammar.reps,
+            "warmup": grammar.warmup,
+            "timeout": grammar.timeout,
         }
         return replace(self, **{k: checks.get(k, lambda v: v)(v) for k, v in given.items()})
 
@@ -148,50 +147,44 @@ def list_suites() -> list[tuple[str, str]]:
 def parse_suite(data: Mapping[str, Any], *, default_name: str, path: Path | None = None) -> Suite:
     """Build a Suite from parsed TOML, checking keys and types (not algorithm names)."""
     where = f"suite {path or default_name}"
+    renamed = sorted(set(data) & set(_RENAMED))
+    if renamed:
+        old = renamed[0]
+        raise SpecError(f"{where}: key {old} is now {_RENAMED[old]} (named like --{_RENAMED[old]})")
     _check_keys(data, _SUITE_KEYS, where)
     return Suite(
         name=str(data.get("name", default_name)),
         description=str(data.get("description", "")),
-        reps=_int(data.get("reps", Suite.reps), f"{where}: reps", low=1),
-        warmup=_int(data.get("warmup", Suite.warmup), f"{where}: warmup", low=0),
-        timeout_s=_positive(data.get("timeout_s", Suite.timeout_s), f"{where}: timeout_s"),
+        reps=grammar.reps(data.get("reps", Suite.reps), f"{where}: reps"),
+        warmup=grammar.warmup(data.get("warmup", Suite.warmup), f"{where}: warmup"),
+        timeout=grammar.timeout(data.get("timeout", Suite.timeout), f"{where}: timeout"),
         block_sizes=None
         if "block_sizes" not in data
-        else parse_block_sizes(data["block_sizes"], where),
+        else parse_block_sizes(data["block_sizes"], f"{where}: block_sizes"),
         graphs=tuple(_graph_entry(g, where) for g in _list(data.get("graphs", []), where)),
         algorithms=tuple(
             _algorithm_entry(a, where) for a in _list(data.get("algorithms", []), where)
         ),
-        count_setup=_bool(data.get("count_setup", False), f"{where}: count_setup"),
+        count_setup=grammar.boolean(data.get("count_setup", False), f"{where}: count_setup"),
         path=path,
     )
 
 
 def parse_block_sizes(value: Any, where: str = "--block-size") -> BlockSizes:
-    """``"sweep"``, ``"32,64"``, a list of ints or one int → sizes (or "sweep")."""
-    if isinstance(value, str):
-        if value.strip() == "sweep":
-            return "sweep"
-        value = [v for v in value.split(",") if v.strip()]
-    items = value if isinstance(value, list | tuple) else [value]
-    sizes = tuple(_int(v, f"{where}: block size", low=1, high=MAX_BLOCK_SIZE) for v in items)
-    if not sizes:
+    """Block sizes as :func:`gcbench.grammar.block_sizes` reads them: a list of ints in
+    [1, MAX_BLOCK_SIZE], one int, ``"32,64"`` or ``"sweep"``; ``[]`` is an error."""
+    sizes = grammar.block_sizes(list(value) if isinstance(value, tuple) else value, where)
+    if sizes is None:
         raise SpecError(f"{where}: no block sizes given; list some (e.g. 128,256) or 'sweep'")
-    return tuple(dict.fromkeys(sizes))
+    return sizes
 
 
 def parse_axes(params: Mapping[str, Any], where: str) -> dict[str, tuple[Any, ...]]:
-    """Parameter axes: a list is an axis, a scalar a one-value axis; ``"a,b"`` strings from the
-    command line are split on commas."""
+    """Parameter axes of an ``[[algorithms]]`` table: a list is an axis, a scalar a one-value
+    axis (:func:`gcbench.grammar.param_axes`, as ``--param``)."""
     if not isinstance(params, Mapping):
         raise SpecError(f"{where}: params must be a table of name = value or [values]")
-    axes = {}
-    for key, value in params.items():
-        values = value if isinstance(value, list | tuple) else [value]
-        if not values:
-            raise SpecError(f"{where}: parameter {key} has an empty list of values")
-        axes[str(key)] = tuple(values)
-    return axes
+    return grammar.param_axes(params, f"{where}: params")
 
 
 def _graph_entry(value: Any, where: str) -> GraphEntry:
@@ -223,7 +216,7 @@ def _algorithm_entry(value: Any, where: str) -> AlgorithmEntry:
     return AlgorithmEntry(
         name=name,
         params=parse_axes(value.get("params", {}), here),
-        block_sizes=None if block is None else parse_block_sizes(block, here),
+        block_sizes=None if block is None else parse_block_sizes(block, f"{here}: block_sizes"),
         backend=backend,
         exclude=tuple(str(x) for x in _list(value.get("exclude", []), here)),
     )
@@ -241,35 +234,6 @@ def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
         raise SpecError(f"{where}: expected a list, got {value!r}")
     return value
-
-
-def _int(value: Any, what: str, *, low: int, high: int | None = None) -> int:
-    try:
-        out = int(value)
-        if isinstance(value, bool) or out != float(value):
-            raise ValueError
-    except (TypeError, ValueError):
-        raise SpecError(f"{what}: {value!r} is not an integer") from None
-    if out < low or (high is not None and out > high):
-        bound = f"≥ {low}" if high is None else f"in [{low}, {high}]"
-        raise SpecError(f"{what}: {out} must be {bound}")
-    return out
-
-
-def _bool(value: Any, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise SpecError(f"{what}: {value!r} is not true or false")
-    return value
-
-
-def _positive(value: Any, what: str) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise SpecError(f"{what}: {value!r} is not a number") from None
-    if not out > 0:
-        raise SpecError(f"{what}: {value} must be > 0")
-    return out
 
 
 # ---------------------------------------------------------------- expansion
@@ -294,7 +258,7 @@ def expand(
         raise SpecError(f"suite {suite.name}: no graphs; add graphs = [...] or pass --graph")
     if not suite.algorithms:
         raise SpecError(f"suite {suite.name}: no algorithms; add [[algorithms]] or pass --algo")
-    extra = parse_axes(dict(param_axes or {}), "--param")
+    extra = grammar.param_axes(dict(param_axes or {}))
     configs = [
         config
         for entry in suite.algorithms

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from gcbench import grammar
 from gcbench.bench.results import CLASS_SIZE_SERIES
 from gcbench.errors import InputError
 from gcbench.report import DPI
@@ -68,7 +69,7 @@ class Style:
 def plot_formats(values: Sequence[str]) -> tuple[str, ...]:
     """The formats named in ``values`` (each may be a comma list: ``png,svg``), in order,
     without repeats; an unknown one is an error."""
-    named = [v.strip().lower() for value in values for v in value.split(",") if v.strip()]
+    named = [v.lower() for v in grammar.items(values, "--plot-format")]
     unknown = [v for v in named if v not in PLOT_FORMATS]
     if unknown or not named:
         raise InputError(

@@ -133,3 +133,64 @@ def test_plugins_must_import(bench_env, tmp_path):
         done.stderr
     )
     assert os.environ.get("GCBENCH_PLUGINS") == "gcbench_test_plugins"
+
+
+@pytest.mark.parametrize("algorithm", ["test-memory", "test-unsupported", "test-roundcap"])
+def test_every_status_but_ok_exits_1_and_says_why(bench_env, tmp_path, algorithm):
+    """oom and unsupported rows fail a run as invalid, error and timeout rows do (docs/cli.md);
+    the end of the output groups them with their first error, then names the file."""
+    out = tmp_path / "r.csv"
+    done = gcbench(bench_env, "run", "--graph", "gen:cycle?n=5", "--algo",
+                   f"{algorithm},test-distinct", "--reps", "2", "--warmup", "0",
+                   "--device", "cpu", "--quiet", "--out", str(out))  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    status = pd.read_csv(out).query("algorithm == @algorithm").status.iloc[0]
+    assert lines[-2:] == [
+        f"  gen:cycle?n=5  {algorithm}: {status} ×2: "
+        + pd.read_csv(out).query("algorithm == @algorithm").error.iloc[0],
+        f"4 rows written to {out} (file: 2 ok, 2 {status})",
+    ]
+    assert lines[-3] == "2 rows not ok (graph, algorithm: status × rows: first error):"
+
+
+def test_a_graph_that_fails_to_load_is_one_line_for_all_its_algorithms(bench_env, tmp_path):
+    junk = tmp_path / "junk.txt"
+    junk.write_bytes(bytes(range(256)) * 8)
+    out = tmp_path / "r.csv"
+    done = gcbench(bench_env, "run", "--graph", str(junk), "--algo", "test-distinct,test-invalid",
+                   "--device", "cpu", "--quiet", "--reps", "1", "--out", str(out))  # fmt: skip
+    assert done.returncode == 1
+    summary = done.stdout.splitlines()[-2]
+    assert summary.startswith(f"  {junk}  test-distinct, test-invalid: error ×2: graph file ")
+    assert "vertex id is not an integer" in summary
+    assert summary.split("error ×2: ", 1)[1].isascii()  # the junk is escaped
+
+
+def test_color_exits_1_when_the_algorithm_fails(bench_env, tmp_path):
+    out = tmp_path / "c.txt"
+    done = gcbench(bench_env, "color", "gen:cycle?n=5", "--algo", "test-roundcap", "--out",
+                   str(out))  # fmt: skip
+    assert done.returncode == 1 and not out.exists() and not list(tmp_path.iterdir())
+    assert done.stderr.splitlines() == [
+        "error: test-roundcap on gen:cycle?n=5: timeout: test-roundcap: still 5 active after 3 "
+        "rounds"
+    ]
+    done = gcbench(bench_env, "color", "gen:cycle?n=5", "--algo", "test-invalid")
+    assert done.returncode == 1 and "valid        NO" in done.stdout
+
+
+def test_color_interrupted_exits_130_and_leaves_no_file(bench_env, tmp_path):
+    out = tmp_path / "c.txt"
+    env = {**bench_env, "GCBENCH_DATA": str(tmp_path / "data")}
+    proc = start(env, "color", "gen:cycle?n=7", "--algo", "test-sleep", "--out", str(out))
+    deadline = time.monotonic() + 60
+    while not list((tmp_path / "data").rglob("*.npz")):  # loaded: now in the warm-up's sleep
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert [line for line in stderr.splitlines() if line] == ["interrupted"], stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["data"]

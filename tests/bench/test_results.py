@@ -187,3 +187,20 @@ class OutOfMemoryError(Exception):
 )
 def test_classify(exc, status, message):
     assert classify(exc) == (status, message)
+
+
+def test_failures_are_grouped_in_at_most_twenty_lines():
+    from gcbench.bench.results import FAILURE_LINES, Failures
+
+    failures = Failures()
+    failures.add({"graph": "g", "algorithm": "a", "status": "ok", "error": ""})
+    assert failures.lines() == []
+    for i in range(30):
+        for rep in range(2):
+            failures.add({"graph": f"g{i}", "algorithm": "a", "status": "error",
+                          "error": f"boom {i}\nTraceback ...\n{rep}"})  # fmt: skip
+    lines = failures.lines()
+    assert len(lines) == FAILURE_LINES == 20
+    assert lines[0] == "60 rows not ok (graph, algorithm: status × rows: first error):"
+    assert lines[1] == "  g0  a: error ×2: boom 0"
+    assert lines[-1] == "  ... and 12 more (see the error column)"

@@ -188,7 +188,8 @@ def test_expansion_errors(algorithms, kwargs, message):
         ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "repz": 3}, "unknown key"),
         ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "reps": 0}, "must be ≥ 1"),
         ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "reps": 1.5}, "not an integer"),
-        ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "timeout_s": 0}, "> 0"),
+        ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "timeout": 0}, "> 0"),
+        ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "timeout_s": 9}, "is now timeout"),
         ({"graphs": [GRAPH], "algorithms": [{"name": "greedy"}], "block_sizes": []}, "no block"),
         ({"graphs": [{"spec": GRAPH, "standby": "x"}], "algorithms": []}, "unknown key"),
         ({"graphs": [3], "algorithms": []}, "neither a spec"),
@@ -249,7 +250,7 @@ def test_load_suite_by_path_and_errors(tmp_path):
 
 def test_command_line_replacements():
     s = build_suite(None, ["gen:cycle?n=3"], ["all", "greedy"], 5, 0, 2.5)
-    assert (s.name, s.reps, s.warmup, s.timeout_s) == ("custom", 5, 0, 2.5)
+    assert (s.name, s.reps, s.warmup, s.timeout) == ("custom", 5, 0, 2.5)
     assert [a.name for a in s.algorithms] == ["*", "greedy"]
     assert build_suite(None, (), (), None, None, None).name == "quick"
     assert build_suite("quick", ["gen:cycle?n=3"], (), None, None, None).name == "quick"

@@ -25,22 +25,23 @@ from gcbench.validate import ClassSizes, Validation, from_counts, summarise
 
 @functools.cache
 def cupy() -> ModuleType:
-    """Import CuPy and check that a device is usable, or raise GpuUnavailableError."""
+    """Import CuPy and check that a device is usable, or raise GpuUnavailableError.
+
+    The message says why and what to install, and names no option: each command adds the
+    hint that fits it (``run``: ``--device cpu``; ``color``: a CPU algorithm)."""
     try:
         import cupy as cp
     except Exception as exc:  # ImportError, or a CUDA library that fails to load
         raise GpuUnavailableError(
             f"CuPy is not usable ({type(exc).__name__}: {exc}); install gcbench[cuda12] or "
-            "gcbench[cuda13] to match your driver, or run CPU algorithms with --device cpu"
+            "gcbench[cuda13] to match your driver"
         ) from None
     try:
         count = cp.cuda.runtime.getDeviceCount()
     except Exception as exc:
-        raise GpuUnavailableError(
-            f"no usable CUDA device ({exc}); run CPU algorithms with --device cpu"
-        ) from None
+        raise GpuUnavailableError(f"no usable CUDA device ({exc})") from None
     if count < 1:
-        raise GpuUnavailableError("no CUDA device found; run CPU algorithms with --device cpu")
+        raise GpuUnavailableError("no CUDA device found")
     return cp
 
 
