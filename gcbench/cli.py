@@ -297,11 +297,12 @@ def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
     Failures are reported at the end, one error line per cause with the graphs it hit.
     Exits 1 if any graph could not be fetched, 2 on bad usage.
     """
-    from gcbench.fetch import failure_lines, fetch_all, suite_specs
+    from gcbench.bench.suite import remote_specs
+    from gcbench.fetch import failure_lines, fetch_all
 
     if not specs and not suite:
         raise click.UsageError("give graph specs (ss:GROUP/NAME, snap:NAME) or --suite NAME")
-    wanted = [*specs, *(suite_specs(suite) if suite else [])]
+    wanted = [*specs, *(remote_specs(suite) if suite else [])]
 
     def report(r) -> None:
         if r.status != "failed":
@@ -320,7 +321,7 @@ def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
 def list_graphs() -> None:
     """Cached graphs: spec, vertices, edges, size on disk and where they came from."""
     from gcbench.fetch import cached_graphs
-    from gcbench.sources import data_dir
+    from gcbench.resources import data_dir
 
     graphs = cached_graphs()
     if not graphs:

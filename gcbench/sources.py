@@ -18,20 +18,15 @@ from typing import Literal
 from gcbench.errors import SpecError, excerpt, shown
 from gcbench.generators import Number, get_family
 from gcbench.graph import Graph
+from gcbench.resources import data_dir
 
 SpecKind = Literal["gen", "ss", "snap", "path"]
 
-DATA_ENV = "GCBENCH_DATA"
 KINDS = ("gen", "ss", "snap")
 _NAME = r"[A-Za-z0-9_.+-]+"
 _REMOTE = {"ss": re.compile(rf"{_NAME}/{_NAME}"), "snap": re.compile(_NAME)}
 _REMOTE_FORM = {"ss": "ss:GROUP/NAME", "snap": "snap:NAME"}
 _FAMILY = re.compile(r"[a-z0-9_]+")
-
-
-def data_dir() -> Path:
-    """The data directory: ``$GCBENCH_DATA``, default ``~/.cache/gcbench``."""
-    return Path(os.environ.get(DATA_ENV) or "~/.cache/gcbench").expanduser()
 
 
 def _root(given: Path | str | None) -> Path:

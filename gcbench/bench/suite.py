@@ -17,6 +17,7 @@ from typing import Any
 from gcbench import algorithms
 from gcbench.algorithms.registry import AlgorithmSpec, canonical_params
 from gcbench.errors import SpecError
+from gcbench.fetch import is_remote
 from gcbench.resources import resource_dir
 from gcbench.sources import canonical_spec
 
@@ -143,6 +144,12 @@ def list_suites() -> list[tuple[str, str]]:
         except SpecError as exc:
             out.append((path.stem, f"(unreadable: {exc})"))
     return out
+
+
+def remote_specs(ref: str | Path) -> list[str]:
+    """The ``ss:``/``snap:`` specs of a suite (a path or a name in ``configs/``): what
+    ``gcbench fetch --suite`` downloads."""
+    return [entry.spec for entry in load_suite(ref).graphs if is_remote(entry.spec)]
 
 
 def parse_suite(data: Mapping[str, Any], *, default_name: str, path: Path | None = None) -> Suite:

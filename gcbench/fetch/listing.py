@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from gcbench.resources import data_dir as default_data_dir
+
 
 @dataclass(frozen=True)
 class CachedGraph:
@@ -30,8 +32,6 @@ class CachedGraph:
 def cached_graphs(data_dir: Path | None = None) -> list[CachedGraph]:
     """Every graph cached under ``data_dir`` (default: the data directory), sorted by spec."""
     if data_dir is None:
-        from gcbench.sources import data_dir as default_data_dir
-
         data_dir = default_data_dir()
     root = Path(data_dir)
     if not root.is_dir():

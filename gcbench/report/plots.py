@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from gcbench.errors import InputError
-from gcbench.report import DPI
+from gcbench.report.defaults import DPI
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gcbench import algorithms
-from gcbench.bench.suite import load_suite
-from gcbench.fetch import is_remote, resolve, suite_specs
+from gcbench.bench.suite import load_suite, remote_specs
+from gcbench.fetch import is_remote, resolve
 from gcbench.sources import canonical_spec
 
 SUITES = {"seed-deveci": 7, "seed-borione": 28, "seed-ecl": 17}
@@ -27,7 +27,7 @@ def test_graphs_resolve_and_standins_are_valid(name, tmp_path):
         if entry.standin is not None:
             assert is_remote(entry.spec) and entry.standin.startswith("gen:")
             assert canonical_spec(entry.standin) == entry.standin
-    assert suite_specs(name) == [s for s in specs if is_remote(s)]
+    assert remote_specs(name) == [s for s in specs if is_remote(s)]
 
 
 @pytest.mark.parametrize("name", SUITES)
