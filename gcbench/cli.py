@@ -55,19 +55,18 @@ def parse_param_options(values: tuple[str, ...]) -> dict[str, str]:
 @click.argument("spec")
 def info(spec: str) -> None:
     """Graph statistics for SPEC (a path, gen:, ss: or snap: spec)."""
-    from gcbench.sources import load_graph
+    import gcbench
 
-    g = load_graph(spec)
-    norm = g.normalisation
-    degrees = g.degrees
-    click.echo(f"graph        {g.name}")
-    click.echo(f"source       {g.source}")
-    click.echo(f"vertices     {g.n}")
-    click.echo(f"edges        {g.m}")
-    click.echo(f"max degree   {g.max_degree}")
-    click.echo(f"avg degree   {g.avg_degree:.3f}")
-    click.echo(f"min degree   {int(degrees.min()) if g.n else 0}")
-    click.echo(f"isolated     {int(np.count_nonzero(degrees == 0))}")
+    stats = gcbench.info(spec)
+    norm = stats.normalisation
+    click.echo(f"graph        {stats.name}")
+    click.echo(f"source       {stats.source}")
+    click.echo(f"vertices     {stats.n}")
+    click.echo(f"edges        {stats.m}")
+    click.echo(f"max degree   {stats.max_degree}")
+    click.echo(f"avg degree   {stats.avg_degree:.3f}")
+    click.echo(f"min degree   {stats.min_degree}")
+    click.echo(f"isolated     {stats.isolated}")
     click.echo(
         f"normalised   dropped {norm.self_loops} self loops, {norm.duplicates} duplicate "
         f"entries; input {'directed' if norm.directed else 'undirected'}"
