@@ -1,6 +1,6 @@
 """Other people's implementations run side by side (cuSPARSE lives with the GPU code).
 
-networkx and python-igraph are the optional extra ``peers``; they are imported inside ``run``
+networkx and igraph are the optional extra ``peers``; they are imported inside ``run``
 and a missing one raises UnsupportedError, which the runner records as ``status=unsupported``.
 Each peer's own graph object is built from the CSR in the spec's ``setup`` (timed with the
 transfer, like a GPU copy), so ``time_ms`` is the peer's coloring alone; the last graph built is
