@@ -263,18 +263,47 @@ def list_() -> None:
 
 @list_.command(name="algorithms")
 def list_algorithms() -> None:
-    """Every registered algorithm with its backend, parameters and source."""
+    """Every algorithm: usable here or why not, backend, family and paper, parameters with
+    their choices and defaults, block size, what `iterations` counts, and where its code is."""
     from gcbench import algorithms
+    from gcbench.algorithms.availability import code_files, unusable
+    from gcbench.bench.runner import probe_gpu
 
+    usable, detail = probe_gpu()
+    gpu_problem = None if usable else detail
     for spec in algorithms.all_specs():
-        params = " ".join(
-            f"{p.name}={p.default}" + (f"[{'|'.join(map(str, p.choices))}]" if p.choices else "")
-            for p in spec.params
-        )
-        tags = spec.backend + (" peer" if spec.peer else "")
-        click.echo(f"{spec.name:16} {tags:9} {params}")
+        why = unusable(spec, gpu_problem)
+        state = "usable here" if why is None else f"NOT usable here: {why.reason}"
+        click.echo(f"{spec.name:16} {spec.backend + (' peer' if spec.peer else ''):9} {state}")
         if spec.description:
-            click.echo(f"{'':16} {spec.description} ({spec.family})")
+            click.echo(f"{'':4}{spec.description}")
+        rows = [("family", spec.family)]
+        rows += [("param" if i == 0 else "", _param_text(p)) for i, p in enumerate(spec.params)]
+        if spec.block_size_matters:
+            rows.append(("block size", f"a parameter (default {spec.default_block_size or 256})"))
+        elif spec.default_block_size is not None:
+            rows.append(("block size", f"{spec.default_block_size}"))
+        rows.append(("iterations", spec.iterations_meaning))
+        rows.append(("code", ", ".join(_shown_path(f) for f in code_files(spec))))
+        for label, text in rows:
+            click.echo(f"{'':4}{label:11} {text}")
+
+
+def _shown_path(name: str) -> str:
+    """A file below the working directory relative to it; other names as they are."""
+    path = Path(name)
+    return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else name
+
+
+def _param_text(p) -> str:  # type: ignore[no-untyped-def]
+    """``name=default`` with the allowed values (choices or range) and the help text."""
+    if p.choices:
+        allowed = "|".join(map(str, p.choices))
+    elif p.low is not None or p.high is not None:
+        allowed = f"{p.kind.__name__} in [{p.low}, {p.high}]"
+    else:
+        allowed = p.kind.__name__
+    return f"{p.name}={p.default} ({allowed})" + (f": {p.help}" if p.help else "")
 
 
 @list_.command(name="suites")

@@ -99,6 +99,10 @@ class AlgorithmSpec:
     ``run`` never sees it and the runner applies :mod:`gcbench.algorithms.reduction` itself.
     A ``chooser`` runs another algorithm it picks per graph; it has a spec per backend under
     one name and is left out of ``name = "*"`` suites.
+    ``requires`` names the optional Python packages ``run`` imports (installed by the
+    ``extra`` of gcbench); :mod:`gcbench.algorithms.availability` checks them without
+    importing them. ``kernel`` names the CUDA source ``kernels/<kernel>.cu`` of a GPU
+    algorithm (None for a library call).
     """
 
     name: str
@@ -115,6 +119,9 @@ class AlgorithmSpec:
     setup: Callable[[Any], None] | None = None
     native_reduce: bool = False
     chooser: bool = False
+    requires: tuple[str, ...] = ()
+    extra: str = ""
+    kernel: str | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

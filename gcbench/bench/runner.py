@@ -12,6 +12,7 @@ Whatever the engine, rows are written here, by :class:`_Session`.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -26,6 +27,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
+from gcbench.algorithms.availability import installed, skip_notes, unusable
 from gcbench.bench.gpus import resolve_gpus, run_pool, visible_list
 from gcbench.bench.graphrun import GraphRun, GraphWork, Settings
 from gcbench.bench.options import RunOptions
@@ -41,15 +43,17 @@ from gcbench.bench.results import (
 )
 from gcbench.bench.shard import parse_shard, select
 from gcbench.bench.suite import (
+    ON_CPU,
     WILDCARD,
     AlgorithmEntry,
     Case,
     GraphEntry,
     Suite,
+    Usable,
     expand,
     load_suite,
     parse_block_sizes,
-    skipped_gpu_algorithms,
+    skipped,
 )
 from gcbench.bench.worker import GraphInfo, LoadJob
 from gcbench.errors import GpuUnavailableError, SpecError
@@ -91,13 +95,29 @@ class RunSummary:
 
 @dataclass(frozen=True)
 class DeviceChoice:
+    """The backend a run uses, the line that says so, and why GPU algorithms cannot run
+    (None when they can; a CPU run that gives no reason says it is on the CPU)."""
+
     backend: str
     message: str
+    why_no_gpu: str | None = None
+
+    @property
+    def gpu_problem(self) -> str | None:
+        if self.backend == "gpu":
+            return None
+        return self.why_no_gpu or ON_CPU
 
 
 def probe_gpu() -> tuple[bool, str]:
     """Whether a GPU is usable, asked of a short subprocess so this process never initialises
-    CUDA; returns (usable, device name or the reason it is not)."""
+    CUDA; returns (usable, device name or the reason it is not). Without CuPy installed the
+    answer needs no subprocess."""
+    if not installed("cupy"):
+        return False, (
+            "CuPy is not installed; pip install 'gcbench[cuda12]' or 'gcbench[cuda13]' to "
+            "match the driver"
+        )
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get(
         "PYTHONPATH")]))}  # fmt: skip
@@ -119,7 +139,7 @@ def choose_device(device: str = "auto", *, remote: bool = False) -> DeviceChoice
     With ``remote`` (the cases run on a cluster's machines) ``gpu`` is taken as given: this
     machine need not have one."""
     if device == "cpu":
-        return DeviceChoice("cpu", "running the CPU algorithms (--device cpu)")
+        return DeviceChoice("cpu", "running the CPU algorithms (--device cpu)", "--device cpu")
     if device not in ("gpu", "auto"):
         raise SpecError(f"--device {device!r}: choose gpu, cpu or auto")
     if device == "gpu" and remote:
@@ -130,7 +150,7 @@ def choose_device(device: str = "auto", *, remote: bool = False) -> DeviceChoice
     if device == "gpu":
         raise GpuUnavailableError(f"--device gpu, but no GPU is usable: {detail}")
     reason = detail.split(";")[0]  # the cause, without the advice to pass --device cpu
-    return DeviceChoice("cpu", f"no usable GPU ({reason}); running the CPU algorithms")
+    return DeviceChoice("cpu", f"no usable GPU ({reason}); running the CPU algorithms", detail)
 
 
 def default_out(suite_name: str) -> Path:
@@ -149,7 +169,8 @@ def build_suite(
 ) -> Suite:
     """The suite named (default ``quick``) with the command line's replacements applied:
     ``graphs`` and ``algorithms`` replace the suite's lists ("all" = every algorithm of the
-    device's backend); a run that replaces either without naming a suite is called "custom"."""
+    device's backend that is usable here); a run that replaces either without naming a suite
+    is called "custom"."""
     base = load_suite(suite or DEFAULT_SUITE)
     names = [WILDCARD if a == "all" else a for a in algorithms]
     return base.with_overrides(
@@ -161,6 +182,61 @@ def build_suite(
         graphs=tuple(GraphEntry(g) for g in graphs) or None,
         algorithms=tuple(AlgorithmEntry(n) for n in dict.fromkeys(names)) or None,
     )
+
+
+@dataclass
+class Plan:
+    """A run as decided before anything runs (:func:`plan`): the suite with the command
+    line's changes, the device, the cases (a shard's share with ``--shard``), and the notes
+    to show first (the shard, the algorithms that cannot run here)."""
+
+    suite: Suite
+    choice: DeviceChoice
+    cases: list[Case]
+    notes: list[str] = field(default_factory=list)
+    shard: tuple[int, int] | None = None
+
+    @property
+    def name(self) -> str:
+        """The suite's name, with the share for a shard (the default results file name)."""
+        if self.shard is None:
+            return self.suite.name
+        return f"{self.suite.name}-shard{self.shard[0]}of{self.shard[1]}"
+
+
+def plan(
+    options: RunOptions | None = None,
+    /,
+    *,
+    choice: DeviceChoice | None = None,
+    **changes: Any,
+) -> Plan:
+    """What :func:`run` will run, without running it: arguments as for :func:`run`. Spec
+    errors are raised here. Algorithms that cannot run here (a package or the GPU missing)
+    are left out with one note per remedy; on a cluster's machines only the device counts."""
+    opts = replace(options or RunOptions(), **changes)
+    load_plugins()
+    the_suite = build_suite(
+        opts.suite, opts.graphs, opts.algorithms, opts.reps, opts.warmup, opts.timeout,
+        opts.count_setup,
+    )  # fmt: skip
+    axes = {k: v.split(",") if isinstance(v, str) else list(v) for k, v in opts.params.items()}
+    block_sizes = opts.block_sizes
+    sizes = None if block_sizes is None else parse_block_sizes(
+        block_sizes if isinstance(block_sizes, str) else list(block_sizes))  # fmt: skip
+    shard = None if opts.shard is None else parse_shard(opts.shard)
+    choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
+    usable: Usable = functools.partial(
+        unusable, gpu_problem=choice.gpu_problem, packages=not opts.remote_cluster
+    )
+    cases = expand(
+        the_suite, backend=choice.backend, block_sizes=sizes, param_axes=axes, usable=usable
+    )
+    notes = skip_notes(skipped(the_suite, choice.backend, usable))
+    if shard is not None:
+        cases, note = select(cases, shard)
+        notes.append(note)
+    return Plan(the_suite, choice, cases, notes, shard)
 
 
 def run(
@@ -175,51 +251,26 @@ def run(
     ``options`` says what to run (the object the CLI builds); keyword arguments replace its
     fields (``run(graphs=[...], reps=1)``). ``choice`` is a device already resolved with
     :func:`choose_device` (else ``options.device`` is). Spec errors are raised before
-    anything runs; per-case failures become rows.
+    anything runs (:func:`plan`); per-case failures become rows.
     """
     opts = replace(options or RunOptions(), **changes)
-    load_plugins()
-    the_suite = build_suite(
-        opts.suite, opts.graphs, opts.algorithms, opts.reps, opts.warmup, opts.timeout,
-        opts.count_setup,
-    )  # fmt: skip
-    axes = {k: v.split(",") if isinstance(v, str) else list(v) for k, v in opts.params.items()}
-    block_sizes = opts.block_sizes
-    sizes = None if block_sizes is None else parse_block_sizes(
-        block_sizes if isinstance(block_sizes, str) else list(block_sizes))  # fmt: skip
-    shard = None if opts.shard is None else parse_shard(opts.shard)
-    choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
-    cases = expand(the_suite, backend=choice.backend, block_sizes=sizes, param_axes=axes)
-    notes = []
-    if shard is not None:
-        cases, note = select(cases, shard)
-        notes.append(note)
+    the_plan = plan(opts, choice=choice)
     with ExitStack() as stack:  # a cluster is reached before the results file is created
-        engine = _engine(opts, choice.backend, notes, stack)
-        return _record(opts, the_suite, shard, choice, cases, notes, engine)
+        engine = _engine(opts, the_plan.choice.backend, the_plan.notes, stack)
+        return _record(opts, the_plan, engine)
 
 
-def _record(
-    opts: RunOptions,
-    the_suite: Suite,
-    shard: tuple[int, int] | None,
-    choice: DeviceChoice,
-    cases: list[Case],
-    notes: list[str],
-    engine: Engine,
-) -> RunSummary:
+def _record(opts: RunOptions, the_plan: Plan, engine: Engine) -> RunSummary:
     """Open the results (and trace) file, run the cases with ``engine``, close the files."""
-    name = the_suite.name if shard is None else f"{the_suite.name}-shard{shard[0]}of{shard[1]}"
-    path = _results_path(name, opts.out, opts.resume)
+    the_suite, cases = the_plan.suite, the_plan.cases
+    path = _results_path(the_plan.name, opts.out, opts.resume)
     results = ResultsFile(path, resume=opts.resume is not None)
     traces = TraceFile(path, resume=opts.resume is not None) if opts.trace else None
-    summary = RunSummary(path, traces.path if traces else None, choice.backend, len(cases))
+    summary = RunSummary(path, traces.path if traces else None, the_plan.choice.backend, len(cases))
     summary.counts.update(results.previous)
-    summary.notes.extend(notes)
+    summary.notes.extend(the_plan.notes)
     if not opts.offline:
         summary.notes.extend(prefetch(case.graph for case in cases))
-    if choice.backend == "cpu" and (skipped := skipped_gpu_algorithms(the_suite)):
-        summary.notes.append(f"left out GPU algorithms on the CPU: {', '.join(skipped)}")
     settings = Settings(the_suite.warmup, the_suite.timeout_s, opts.trace, the_suite.count_setup)
     env = capture_environment(opts.command)
     session = _Session(the_suite, results, traces, summary, opts.offline, env)

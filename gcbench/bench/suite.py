@@ -7,14 +7,16 @@ against the registry, so a typo is a SpecError before anything runs.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from gcbench import algorithms
+from gcbench.algorithms.availability import Unusable, skip_notes, unusable
 from gcbench.algorithms.registry import AlgorithmSpec, canonical_params
 from gcbench.errors import SpecError
 from gcbench.fetch import is_remote
@@ -34,6 +36,8 @@ _ALGORITHM_KEYS = {"name", "params", "block_sizes", "backend", "exclude"}
 _GRAPH_KEYS = {"spec", "standin"}
 
 BlockSizes = tuple[int, ...] | str  # a tuple of sizes, or "sweep"
+Usable = Callable[[AlgorithmSpec], Unusable | None]  # why an algorithm cannot run, or None
+ON_CPU = "the run is on the CPU"
 
 
 @dataclass(frozen=True)
@@ -48,8 +52,8 @@ class GraphEntry:
 @dataclass(frozen=True)
 class AlgorithmEntry:
     """One ``[[algorithms]]`` table. ``name = "*"`` means every registered algorithm of
-    ``backend`` (default: the run's device) with default parameters, minus ``exclude`` and
-    minus ``auto`` (which runs one of the others)."""
+    ``backend`` (default: the run's device) usable here, with default parameters, minus
+    ``exclude`` and minus ``auto`` (which runs one of the others)."""
 
     name: str
     params: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
@@ -288,34 +292,39 @@ def expand(
     backend: str,
     block_sizes: BlockSizes | None = None,
     param_axes: Mapping[str, Sequence[Any]] | None = None,
+    usable: Usable | None = None,
 ) -> list[Case]:
     """Every case of ``suite``, graphs outermost, duplicates dropped.
 
-    ``backend`` is what ``name = "*"`` entries mean and which GPU algorithms can run ("cpu"
-    leaves them out). Block sizes: ``block_sizes`` if given, else the algorithm entry's, else
-    the suite's, else each algorithm's own default; "sweep" is 1..1024 for algorithms whose
-    block size matters (the others keep their sizes). ``param_axes`` (from ``--param``)
-    replace or add axes for every algorithm that declares that parameter.
+    ``backend`` is what ``name = "*"`` entries mean. ``usable`` says why an algorithm cannot
+    run here (default: its packages are missing, or it needs a GPU and ``backend`` is "cpu");
+    such algorithms are left out (:func:`skipped` lists them). Block sizes: ``block_sizes`` if
+    given, else the algorithm entry's, else the suite's, else each algorithm's own default;
+    "sweep" is 1..1024 for algorithms whose block size matters (the others keep their sizes).
+    ``param_axes`` (from ``--param``) replace or add axes for every algorithm that declares
+    that parameter.
     """
     if not suite.graphs:
         raise SpecError(f"suite {suite.name}: no graphs; add graphs = [...] or pass --graph")
     if not suite.algorithms:
         raise SpecError(f"suite {suite.name}: no algorithms; add [[algorithms]] or pass --algo")
+    check = usable or default_usable(backend)
     extra = parse_axes(dict(param_axes or {}), "--param")
     configs = [
         config
         for entry in suite.algorithms
         for spec in _entry_specs(entry, backend)
+        if check(spec) is None
         for config in _configs(spec, entry, suite, extra, block_sizes)
     ]
     unused = sorted(k for k in extra if not any(k in _declared(s) for s, _, _ in configs))
     if unused:
         raise SpecError(f"--param {', '.join(unused)}: no selected algorithm has that parameter")
     if not configs:
-        raise SpecError(
-            f"suite {suite.name}: no algorithm can run on the {backend.upper()} "
-            "(GPU algorithms need --device gpu and a usable GPU)"
+        why = "; ".join(skip_notes(skipped(suite, backend, check))) or (
+            f"none of its algorithms runs on the {backend.upper()}"
         )
+        raise SpecError(f"suite {suite.name}: no algorithm can run here ({why})")
     cases: dict[tuple[Any, ...], Case] = {}
     for entry in suite.graphs:
         graph = canonical_spec(entry.spec)
@@ -326,13 +335,24 @@ def expand(
     return list(cases.values())
 
 
-def skipped_gpu_algorithms(suite: Suite) -> list[str]:
-    """Algorithms named in ``suite`` that need a GPU (left out of a CPU run)."""
-    return [
-        a.name
-        for a in suite.algorithms
-        if a.name != WILDCARD and algorithms.get(a.name, "cpu").backend == "gpu"
-    ]
+def default_usable(backend: str) -> Usable:
+    """Why an algorithm cannot run in a run on ``backend`` of this machine: its packages are
+    missing, or it needs a GPU and the run is on the CPU."""
+    return functools.partial(unusable, gpu_problem=None if backend == "gpu" else ON_CPU)
+
+
+def skipped(suite: Suite, backend: str, usable: Usable | None = None) -> list[Unusable]:
+    """The algorithms of ``suite`` that :func:`expand` leaves out, with why: those named that
+    cannot run here, and those of a ``"*"`` entry whose packages are missing (a ``"*"`` entry
+    means the run's backend, so GPU algorithms of a CPU run are not listed)."""
+    check = usable or default_usable(backend)
+    out: dict[str, Unusable] = {}
+    for entry in suite.algorithms:
+        for spec in _entry_specs(entry, backend):
+            why = check(spec)
+            if why is not None and (entry.name != WILDCARD or why.missing):
+                out.setdefault(spec.name, why)
+    return list(out.values())
 
 
 def block_size_applies(spec: AlgorithmSpec) -> bool:
@@ -344,9 +364,9 @@ def block_size_applies(spec: AlgorithmSpec) -> bool:
 
 
 def _entry_specs(entry: AlgorithmEntry, backend: str) -> list[AlgorithmSpec]:
+    """The algorithms ``entry`` names for a run on ``backend``, usable here or not."""
     if entry.name != WILDCARD:
-        spec = algorithms.get(entry.name, backend)
-        return [] if spec.backend == "gpu" and backend == "cpu" else [spec]
+        return [algorithms.get(entry.name, backend)]
     for name in entry.exclude:
         algorithms.get(name)  # a typo in exclude is an error too
     wanted = entry.backend or backend

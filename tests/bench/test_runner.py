@@ -11,6 +11,7 @@ import pytest
 from gcbench.algorithms.registry import parse_param_string
 from gcbench.bench import runner
 from gcbench.bench.results import COLUMNS
+from gcbench.errors import SpecError
 
 GRAPH = "gen:cycle?n=11"  # odd cycle: greedy needs 3 colors
 ALGORITHMS = [
@@ -155,3 +156,31 @@ def test_standin_and_unloadable_graphs(bench_env, tmp_path):
     resumed = runner.run(suite=suite, resume=summary.path, offline=True, progress=False,
                          choice=CPU)  # fmt: skip
     assert resumed.written == 0
+
+
+@pytest.fixture
+def no_peers(monkeypatch):
+    for module in ("networkx", "igraph"):
+        monkeypatch.setitem(sys.modules, module, None)
+
+
+def test_all_means_the_algorithms_usable_here(no_peers):
+    plan = runner.plan(graphs=[GRAPH], algorithms=["all"], choice=CPU)
+    names = {case.algorithm for case in plan.cases}
+    assert "greedy" in names and not names & {"nx-greedy", "igraph-greedy", "auto"}
+    assert all(case.backend == "cpu" for case in plan.cases)
+    assert plan.notes == [
+        "skipped igraph-greedy, nx-greedy: igraph, networkx not installed; "
+        "pip install 'gcbench[peers]'"
+    ]
+
+
+def test_named_algorithms_that_cannot_run_are_skipped_with_one_note_each(no_peers):
+    plan = runner.plan(graphs=[GRAPH], algorithms=["nx-greedy", "greedy", "ecl-gc"], choice=CPU)
+    assert [case.algorithm for case in plan.cases] == ["greedy"]
+    assert plan.notes == [
+        "skipped nx-greedy: networkx not installed; pip install 'gcbench[peers]'",
+        "skipped ecl-gc: they need a GPU (the run is on the CPU)",
+    ]
+    with pytest.raises(SpecError, match=r"no algorithm can run here.*gcbench\[peers\]"):
+        runner.plan(graphs=[GRAPH], algorithms=["nx-greedy"], choice=CPU)
