@@ -52,11 +52,13 @@ from gcbench.bench.suite import (
     Usable,
     expand,
     load_suite,
+    offline,
     parse_block_sizes,
     skipped,
 )
 from gcbench.bench.worker import GraphInfo, LoadJob
 from gcbench.errors import GpuUnavailableError, SpecError
+from gcbench.fetch import is_cached
 
 DEFAULT_SUITE = "quick"
 PROBE_TIMEOUT_S = 120.0
@@ -213,7 +215,9 @@ def plan(
 ) -> Plan:
     """What :func:`run` will run, without running it: arguments as for :func:`run`. Spec
     errors are raised here. Algorithms that cannot run here (a package or the GPU missing)
-    are left out with one note per remedy; on a cluster's machines only the device counts."""
+    are left out with one note per remedy; on a cluster's machines only the device counts.
+    Offline, a remote graph not in the cache runs as its stand-in or is left out, said up
+    front (:func:`gcbench.bench.suite.offline`)."""
     opts = replace(options or RunOptions(), **changes)
     load_plugins()
     the_suite = build_suite(
@@ -226,13 +230,16 @@ def plan(
         block_sizes if isinstance(block_sizes, str) else list(block_sizes))  # fmt: skip
     shard = None if opts.shard is None else parse_shard(opts.shard)
     choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
+    notes: list[str] = []
+    if opts.offline:
+        the_suite, notes = offline(the_suite, is_cached)
     usable: Usable = functools.partial(
         unusable, gpu_problem=choice.gpu_problem, packages=not opts.remote_cluster
     )
     cases = expand(
         the_suite, backend=choice.backend, block_sizes=sizes, param_axes=axes, usable=usable
     )
-    notes = skip_notes(skipped(the_suite, choice.backend, usable))
+    notes += skip_notes(skipped(the_suite, choice.backend, usable))
     if shard is not None:
         cases, note = select(cases, shard)
         notes.append(note)

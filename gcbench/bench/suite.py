@@ -33,7 +33,7 @@ _SUITE_KEYS = {
     "count_setup",
 }  # fmt: skip
 _ALGORITHM_KEYS = {"name", "params", "block_sizes", "backend", "exclude"}
-_GRAPH_KEYS = {"spec", "standin"}
+_GRAPH_KEYS = {"spec", "standin", "no_standin"}
 
 BlockSizes = tuple[int, ...] | str  # a tuple of sizes, or "sweep"
 Usable = Callable[[AlgorithmSpec], Unusable | None]  # why an algorithm cannot run, or None
@@ -43,10 +43,12 @@ ON_CPU = "the run is on the CPU"
 @dataclass(frozen=True)
 class GraphEntry:
     """A graph of a suite: its spec and, optionally, a generated stand-in used when the
-    spec cannot be fetched (offline, unreachable)."""
+    spec cannot be fetched (offline, unreachable), or ``no_standin``: why it has none (an
+    offline run that finds it uncached says so and leaves it out)."""
 
     spec: str
     standin: str | None = None
+    no_standin: str | None = None
 
 
 @dataclass(frozen=True)
@@ -209,11 +211,16 @@ def _graph_entry(value: Any, where: str) -> GraphEntry:
     if isinstance(value, str):
         return GraphEntry(value)
     if isinstance(value, Mapping) and isinstance(value.get("spec"), str):
-        _check_keys(value, _GRAPH_KEYS, f"{where}: graph {value['spec']}")
-        standin = value.get("standin")
+        here = f"{where}: graph {value['spec']}"
+        _check_keys(value, _GRAPH_KEYS, here)
+        standin, reason = value.get("standin"), value.get("no_standin")
         if standin is not None and not isinstance(standin, str):
-            raise SpecError(f"{where}: graph {value['spec']}: standin must be a spec string")
-        return GraphEntry(value["spec"], standin)
+            raise SpecError(f"{here}: standin must be a spec string")
+        if reason is not None and not (isinstance(reason, str) and reason.strip()):
+            raise SpecError(f"{here}: no_standin must say why the graph has no stand-in")
+        if standin is not None and reason is not None:
+            raise SpecError(f"{here}: give a standin or say why there is none, not both")
+        return GraphEntry(value["spec"], standin, reason)
     raise SpecError(f"{where}: graph entry {value!r} is neither a spec nor {{spec = ...}}")
 
 
@@ -339,6 +346,32 @@ def default_usable(backend: str) -> Usable:
     """Why an algorithm cannot run in a run on ``backend`` of this machine: its packages are
     missing, or it needs a GPU and the run is on the CPU."""
     return functools.partial(unusable, gpu_problem=None if backend == "gpu" else ON_CPU)
+
+
+def offline(suite: Suite, cached: Callable[[str], bool]) -> tuple[Suite, list[str]]:
+    """``suite`` as an offline run can run it, and notes saying so up front: a remote graph
+    that is not ``cached`` runs as its stand-in, or without one is left out with its
+    ``no_standin`` reason. A suite left with no graph is a SpecError carrying those notes."""
+    kept, standins, left_out = [], [], []
+    for entry in suite.graphs:
+        if not is_remote(entry.spec) or cached(entry.spec):
+            kept.append(entry)
+        elif entry.standin is not None:
+            kept.append(entry)
+            standins.append(f"{entry.spec} -> {entry.standin}")
+        else:
+            left_out.append(f"{entry.spec} ({entry.no_standin or 'no stand-in given'})")
+    notes = []
+    if standins:
+        notes.append("offline, not in the cache, run as stand-ins: " + ", ".join(standins))
+    if left_out:
+        notes.append(
+            "offline, not in the cache and without a stand-in, skipped (gcbench fetch caches "
+            "them): " + "; ".join(left_out)
+        )
+    if not kept:
+        raise SpecError(f"suite {suite.name}: no graph can run offline; " + "; ".join(notes))
+    return replace(suite, graphs=tuple(kept)), notes
 
 
 def skipped(suite: Suite, backend: str, usable: Usable | None = None) -> list[Unusable]:

@@ -137,20 +137,22 @@ class _Worker:
     def load(self, job: LoadJob) -> None:
         from gcbench.sources import load_graph
 
-        note = None
+        standin, note = False, None
         try:
             try:
                 self.graph = load_graph(job.spec, offline=job.offline)
             except FetchError as exc:
                 if job.standin is None:
                     raise
-                note = f"{job.spec} unavailable ({exc}); running stand-in {job.standin}"
+                standin = True  # offline, the run said so up front
+                if not job.offline:
+                    note = f"{job.spec} unavailable ({exc}); running stand-in {job.standin}"
                 self.graph = load_graph(job.standin, offline=job.offline)
         except Exception as exc:
             self.conn.send(("load_failed", *classify(exc)))
             return
         g = self.graph
-        info = GraphInfo(note is not None, g.n, g.m, g.max_degree, g.avg_degree, note)
+        info = GraphInfo(standin, g.n, g.m, g.max_degree, g.avg_degree, note)
         self.conn.send(("loaded", info))
 
     def _cached(self, store: dict[str, Any], key: str, build: Any) -> Any:

@@ -140,19 +140,24 @@ def test_resume_skips_what_is_recorded(first, tmp_path):
     assert set(resumed[resumed.rep == 2].algorithm) == {"greedy", "test-distinct"}
 
 
-def test_standin_and_unloadable_graphs(bench_env, tmp_path):
+def test_standin_skipped_and_unloadable_graphs_offline(bench_env, tmp_path):
     suite = tmp_path / "s.toml"
+    missing = tmp_path / "missing.mtx"
     suite.write_text(
-        'graphs = [{spec = "ss:NoGroup/standin", standin = "gen:cycle?n=5"}, "ss:NoGroup/none"]\n'
-        'reps = 1\nwarmup = 0\n[[algorithms]]\nname = "test-distinct"\n'
+        'graphs = [{spec = "ss:NoGroup/standin", standin = "gen:cycle?n=5"}, "ss:NoGroup/none",'
+        f' "{missing}"]\nreps = 1\nwarmup = 0\n[[algorithms]]\nname = "test-distinct"\n'
     )
     summary = runner.run(suite=suite, out=tmp_path / "r.csv", offline=True, progress=False,
                          choice=CPU)  # fmt: skip
     frame = read(summary.path)
-    assert frame.graph.tolist() == ["gen:cycle?n=5", "ss:NoGroup/none"]
+    assert frame.graph.tolist() == ["gen:cycle?n=5", str(missing)]  # no row for ss:NoGroup/none
     assert frame.status.tolist() == ["ok", "error"] and frame.n.tolist()[0] == 5
-    assert "offline mode forbids" in frame.error.iloc[1] and summary.exit_code == 1
-    assert any("running stand-in gen:cycle?n=5" in note for note in summary.notes)
+    assert "missing.mtx" in frame.error.iloc[1] and summary.exit_code == 1
+    assert summary.notes == [
+        "offline, not in the cache, run as stand-ins: ss:NoGroup/standin -> gen:cycle?n=5",
+        "offline, not in the cache and without a stand-in, skipped (gcbench fetch caches them): "
+        "ss:NoGroup/none (no stand-in given)",
+    ]
     resumed = runner.run(suite=suite, resume=summary.path, offline=True, progress=False,
                          choice=CPU)  # fmt: skip
     assert resumed.written == 0

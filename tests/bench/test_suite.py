@@ -13,6 +13,7 @@ from gcbench.bench.suite import (
     expand,
     list_suites,
     load_suite,
+    offline,
     parse_block_sizes,
     parse_suite,
     skipped,
@@ -286,3 +287,39 @@ def test_command_line_replacements():
 @pytest.mark.parametrize("name", [name for name, _ in list_suites()])
 def test_every_shipped_suite_expands_on_the_gpu(name):
     assert expand(load_suite(name), backend="gpu")
+
+
+def test_offline_keeps_cached_graphs_runs_standins_and_skips_the_rest():
+    s = suite(
+        [{"name": "test-distinct"}],
+        graphs=[
+            GRAPH,
+            "ss:G/cached",
+            {"spec": "ss:G/s", "standin": "gen:cycle?n=7"},
+            {"spec": "ss:G/road", "no_standin": "road network"},
+            "snap:plain",
+        ],
+    )
+    kept, notes = offline(s, cached=lambda spec: spec == "ss:G/cached")
+    assert [g.spec for g in kept.graphs] == [GRAPH, "ss:G/cached", "ss:G/s"]
+    assert notes == [
+        "offline, not in the cache, run as stand-ins: ss:G/s -> gen:cycle?n=7",
+        "offline, not in the cache and without a stand-in, skipped (gcbench fetch caches them): "
+        "ss:G/road (road network); snap:plain (no stand-in given)",
+    ]
+    with pytest.raises(SpecError, match="no graph can run offline.*ss:G/road"):
+        offline(suite([{"name": "greedy"}], graphs=[{"spec": "ss:G/road", "no_standin": "r"}]),
+                cached=lambda spec: False)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"spec": "ss:G/m", "standin": "gen:cycle?n=5", "no_standin": "x"}, "not both"),
+        ({"spec": "ss:G/m", "no_standin": " "}, "must say why"),
+        ({"spec": "ss:G/m", "no_standin": 3}, "must say why"),
+    ],
+)
+def test_no_standin_is_a_reason_and_excludes_a_standin(entry, message):
+    with pytest.raises(SpecError, match=message):
+        suite([{"name": "greedy"}], graphs=[entry])
