@@ -99,6 +99,21 @@ def cache_path(spec: GraphSpec, root: Path) -> Path:
     return root / "generated" / f"{safe}.npz"
 
 
+def load_action(spec: str, *, data_dir: Path | str | None = None) -> str:
+    """What :func:`load_graph` will do first for ``spec``, in a word for a progress display:
+    "loading" a cached graph, "generating" a gen: graph, "fetching" a remote one, "reading" a
+    file. Cheap: it looks at the cache, it reads no graph."""
+    parsed = parse_spec(spec)
+    root = _root(data_dir)
+    if parsed.kind == "path":
+        return "reading"
+    if parsed.kind in _REMOTE:
+        from gcbench.fetch import is_cached
+
+        return "loading" if is_cached(parsed.canonical, root) else "fetching"
+    return "loading" if cache_path(parsed, root).is_file() else "generating"
+
+
 def load_graph(
     spec: str,
     *,

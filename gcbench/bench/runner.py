@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gcbench.algorithms.availability import installed, skip_notes, unusable
+from gcbench.bench.cost import estimate_nnz
 from gcbench.bench.gpus import resolve_gpus, run_pool, visible_list
 from gcbench.bench.graphrun import GraphRun, GraphWork, Settings
 from gcbench.bench.options import RunOptions
@@ -280,9 +281,14 @@ def _record(opts: RunOptions, the_plan: Plan, engine: Engine) -> RunSummary:
         summary.notes.extend(prefetch(case.graph for case in cases))
     settings = Settings(the_suite.warmup, the_suite.timeout_s, opts.trace, the_suite.count_setup)
     env = capture_environment(opts.command)
-    session = _Session(the_suite, results, traces, summary, opts.offline, env)
+    weights = graph_weights(cases)
+    session = _Session(the_suite, results, traces, summary, opts.offline, env, weights)
+    total = sum(weights[case.graph, case.standin] for case in cases)
     try:
-        with Display(len(cases), enabled=opts.progress) as display, _sigint_flag() as stop:
+        with (
+            Display(len(cases), weight=total, enabled=opts.progress) as display,
+            _sigint_flag() as stop,
+        ):
             summary.notes_shown = display.active
             for note in summary.notes:
                 display.note(note)
@@ -331,6 +337,14 @@ def _one_at_a_time(
     """The plain run: the graphs in suite order, one worker at a time."""
     for work in works:
         GraphRun(session, work, settings, gpu_index=gpu_index).run()
+
+
+def graph_weights(cases: Iterable[Case]) -> dict[tuple[str, str | None], float]:
+    """What a case of each (graph, stand-in) weighs in the ETA: the graph's estimated stored
+    entries (:func:`gcbench.bench.cost.estimate_nnz`; at least 1), since loading and coloring
+    it take time roughly in proportion."""
+    keys = dict.fromkeys((case.graph, case.standin) for case in cases)
+    return {key: max(1.0, estimate_nnz(*key)) for key in keys}
 
 
 def prefetch(specs: Iterable[str]) -> list[str]:
@@ -382,8 +396,10 @@ class _Session:
         summary: RunSummary,
         offline: bool,
         env: Environment,
+        weights: Mapping[tuple[str, str | None], float] | None = None,
     ) -> None:
         self.suite = suite
+        self.weights = weights or {}
         self.results = results
         self.traces = traces
         self.summary = summary
@@ -398,13 +414,15 @@ class _Session:
         (the cases with none left count as done on the display)."""
         out = []
         for (graph, standin), group in groupby(cases, key=lambda c: (c.graph, c.standin)):
+            weight = self.weights.get((graph, standin), 1.0)
             todo = [(case, self._reps_to_do(case)) for case in group]
             skipped = sum(1 for _, reps in todo if not reps)
             if skipped:
-                self.display.advance(skipped)
+                self.display.skip(skipped, weight)
             todo = [(case, reps) for case, reps in todo if reps]
             if todo:
-                out.append(GraphWork(LoadJob(graph, standin, self.offline), tuple(todo)))
+                load = LoadJob(graph, standin, self.offline)
+                out.append(GraphWork(load, tuple(todo), weight))
         return out
 
     def _reps_to_do(self, case: Case) -> tuple[int, ...]:
@@ -423,10 +441,19 @@ class _Session:
                 self.display.note(message)
 
     def current(self, case: Case) -> None:
-        self.display.current(case.graph, case.algorithm)
+        block = "" if case.block_size is None else f" block {case.block_size}"
+        params = f" ({case.params_text}{block})" if case.params_text or block else ""
+        graph = case.graph if case.standin is None else f"{case.graph} or {case.standin}"
+        self.display.current(
+            f"running {case.algorithm}{params} on {graph}",
+            self.weights.get((case.graph, case.standin), 1.0),
+        )
 
-    def advance(self, cases: int = 1) -> None:
-        self.display.advance(cases)
+    def phase(self, text: str | None) -> None:
+        self.display.phase(text)
+
+    def advance(self, cases: int = 1, weight: float = 1.0) -> None:
+        self.display.advance(cases, weight)
 
     def interrupted(self) -> bool:
         return self.stop.is_set()
