@@ -127,9 +127,10 @@ class GraphRun:
 
     def _start(self) -> bool:
         """Spawn a worker and load the graph; on failure keep why in ``self.failure``."""
+        load = self.work.load
+        self.sink.phase(f"starting a worker for {load.spec}")
         self.worker = WorkerProcess(self.sink.interrupted, self.env)
         limit = max(self.settings.timeout_s, MIN_LOAD_TIMEOUT_S)
-        load = self.work.load
         try:
             self.worker.send(load)
             message = self._receive(limit, f"loading {load.spec}")

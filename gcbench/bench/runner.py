@@ -62,6 +62,7 @@ from gcbench.errors import GpuUnavailableError, SpecError
 from gcbench.fetch import is_cached
 
 DEFAULT_SUITE = "quick"
+CASE_OVERHEAD_NNZ = float(1 << 20)  # a case's fixed cost in the ETA, as entries of a graph
 PROBE_TIMEOUT_S = 120.0
 _PROBE = """
 import sys
@@ -341,10 +342,11 @@ def _one_at_a_time(
 
 def graph_weights(cases: Iterable[Case]) -> dict[tuple[str, str | None], float]:
     """What a case of each (graph, stand-in) weighs in the ETA: the graph's estimated stored
-    entries (:func:`gcbench.bench.cost.estimate_nnz`; at least 1), since loading and coloring
-    it take time roughly in proportion."""
+    entries (:func:`gcbench.bench.cost.estimate_nnz`), since loading and coloring it take time
+    roughly in proportion, plus :data:`CASE_OVERHEAD_NNZ` for what every case costs whatever
+    its graph (a worker's start, priming, the pipe)."""
     keys = dict.fromkeys((case.graph, case.standin) for case in cases)
-    return {key: max(1.0, estimate_nnz(*key)) for key in keys}
+    return {key: estimate_nnz(*key) + CASE_OVERHEAD_NNZ for key in keys}
 
 
 def prefetch(specs: Iterable[str]) -> list[str]:
