@@ -1,11 +1,11 @@
 """gcbench: benchmark parallel graph-coloring algorithms on GPUs, with every coloring validated.
 
-Public API: :func:`load_graph`, :func:`color`, :func:`validate` and the :mod:`algorithms`
-registry.
+Public API: :func:`load_graph`, :func:`info`, :func:`color`, :func:`validate` and the
+:mod:`algorithms` registry.
 """
 
 from gcbench import algorithms
-from gcbench.api import ColorResult, color, load_graph
+from gcbench.api import ColorResult, GraphStats, color, info, load_graph
 from gcbench.graph import Graph
 from gcbench.validate import Validation, validate
 
@@ -14,10 +14,12 @@ __version__ = "0.1.0"
 __all__ = [
     "ColorResult",
     "Graph",
+    "GraphStats",
     "Validation",
     "__version__",
     "algorithms",
     "color",
+    "info",
     "load_graph",
     "validate",
 ]

@@ -1,4 +1,5 @@
-"""The library calls underneath the CLI: load a graph, color it, validate a coloring."""
+"""The library calls underneath the CLI: load a graph, describe it, color it, validate a
+coloring."""
 
 from __future__ import annotations
 
@@ -12,11 +13,37 @@ from gcbench import algorithms, grammar
 from gcbench.algorithms.execute import measure, prepare
 from gcbench.algorithms.registry import AlgorithmSpec
 from gcbench.errors import GpuUnavailableError, SpecError
-from gcbench.graph import Graph
+from gcbench.graph import Graph, Normalisation
 from gcbench.sources import load_graph
 from gcbench.validate import Validation
 
-__all__ = ["ColorResult", "color", "load_graph"]
+__all__ = ["ColorResult", "GraphStats", "color", "info", "load_graph"]
+
+
+@dataclass(frozen=True)
+class GraphStats:
+    """What ``gcbench info`` prints: the graph's name and source, its size, its degree
+    statistics (``isolated``: vertices of degree 0) and what normalisation changed in the
+    input (self loops and duplicates dropped, reverse entries added)."""
+
+    name: str
+    source: str
+    n: int
+    m: int
+    max_degree: int
+    avg_degree: float
+    min_degree: int
+    isolated: int
+    normalisation: Normalisation
+
+
+def info(graph: Graph | str) -> GraphStats:
+    """The statistics of ``graph`` (a Graph, or a spec string to load first)."""
+    g = load_graph(graph) if isinstance(graph, str) else graph
+    return GraphStats(
+        g.name, g.source, g.n, g.m, g.max_degree, g.avg_degree, g.min_degree, g.isolated,
+        g.normalisation,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 
 from gcbench import grammar
 from gcbench.errors import GcbenchError, os_reason, shown
@@ -182,19 +181,18 @@ def _out_option(help: str) -> Callable[..., Any]:
 @click.argument("spec")
 def info(spec: str) -> None:
     """Graph statistics for SPEC (a path, gen:, ss: or snap: spec)."""
-    from gcbench.sources import load_graph
+    import gcbench
 
-    g = load_graph(spec)
-    norm = g.normalisation
-    degrees = g.degrees
-    click.echo(f"graph        {g.name}")
-    click.echo(f"source       {g.source}")
-    click.echo(f"vertices     {g.n}")
-    click.echo(f"edges        {g.m}")
-    click.echo(f"max degree   {g.max_degree}")
-    click.echo(f"avg degree   {g.avg_degree:.3f}")
-    click.echo(f"min degree   {int(degrees.min()) if g.n else 0}")
-    click.echo(f"isolated     {int(np.count_nonzero(degrees == 0))}")
+    stats = gcbench.info(spec)
+    norm = stats.normalisation
+    click.echo(f"graph        {stats.name}")
+    click.echo(f"source       {stats.source}")
+    click.echo(f"vertices     {stats.n}")
+    click.echo(f"edges        {stats.m}")
+    click.echo(f"max degree   {stats.max_degree}")
+    click.echo(f"avg degree   {stats.avg_degree:.3f}")
+    click.echo(f"min degree   {stats.min_degree}")
+    click.echo(f"isolated     {stats.isolated}")
     click.echo(
         f"normalised   dropped {norm.self_loops} self loops, {norm.duplicates} duplicate "
         f"entries; input {'directed' if norm.directed else 'undirected'}"
@@ -391,18 +389,47 @@ def list_() -> None:
 
 @list_.command(name="algorithms")
 def list_algorithms() -> None:
-    """Every registered algorithm with its backend, parameters and source."""
+    """Every algorithm: usable here or why not, backend, family and paper, parameters with
+    their choices and defaults, block size, what `iterations` counts, and where its code is."""
     from gcbench import algorithms
+    from gcbench.algorithms.availability import code_files, unusable
+    from gcbench.bench.runner import probe_gpu
 
+    usable, detail = probe_gpu()
+    gpu_problem = None if usable else detail
     for spec in algorithms.all_specs():
-        params = " ".join(
-            f"{p.name}={p.default}" + (f"[{'|'.join(map(str, p.choices))}]" if p.choices else "")
-            for p in spec.params
-        )
-        tags = spec.backend + (" peer" if spec.peer else "")
-        click.echo(f"{spec.name:16} {tags:9} {params}")
+        why = unusable(spec, gpu_problem)
+        state = "usable here" if why is None else f"NOT usable here: {why.reason}"
+        click.echo(f"{spec.name:16} {spec.backend + (' peer' if spec.peer else ''):9} {state}")
         if spec.description:
-            click.echo(f"{'':16} {spec.description} ({spec.family})")
+            click.echo(f"{'':4}{spec.description}")
+        rows = [("family", spec.family)]
+        rows += [("param" if i == 0 else "", _param_text(p)) for i, p in enumerate(spec.params)]
+        if spec.block_size_matters:
+            rows.append(("block size", f"a parameter (default {spec.default_block_size or 256})"))
+        elif spec.default_block_size is not None:
+            rows.append(("block size", f"{spec.default_block_size}"))
+        rows.append(("iterations", spec.iterations_meaning))
+        rows.append(("code", ", ".join(_shown_path(f) for f in code_files(spec))))
+        for label, text in rows:
+            click.echo(f"{'':4}{label:11} {text}")
+
+
+def _shown_path(name: str) -> str:
+    """A file below the working directory relative to it; other names as they are."""
+    path = Path(name)
+    return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else name
+
+
+def _param_text(p) -> str:  # type: ignore[no-untyped-def]
+    """``name=default`` with the allowed values (choices or range) and the help text."""
+    if p.choices:
+        allowed = "|".join(map(str, p.choices))
+    elif p.low is not None or p.high is not None:
+        allowed = f"{p.kind.__name__} in [{p.low}, {p.high}]"
+    else:
+        allowed = p.kind.__name__
+    return f"{p.name}={p.default} ({allowed})" + (f": {p.help}" if p.help else "")
 
 
 @list_.command(name="suites")
@@ -424,11 +451,12 @@ def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
     Failures are reported at the end, one error line per cause with the graphs it hit.
     Exits 1 if any graph could not be fetched, 2 on bad usage.
     """
-    from gcbench.fetch import failure_lines, fetch_all, suite_specs
+    from gcbench.bench.suite import remote_specs
+    from gcbench.fetch import failure_lines, fetch_all
 
     if not specs and not suite:
         raise click.UsageError("give graph specs (ss:GROUP/NAME, snap:NAME) or --suite NAME")
-    wanted = [*specs, *(suite_specs(suite) if suite else [])]
+    wanted = [*specs, *(remote_specs(suite) if suite else [])]
 
     def report(r) -> None:
         if r.status != "failed":
@@ -447,7 +475,7 @@ def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
 def list_graphs() -> None:
     """Cached graphs: spec, vertices, edges, size on disk and where they came from."""
     from gcbench.fetch import cached_graphs
-    from gcbench.sources import data_dir
+    from gcbench.resources import data_dir
 
     graphs = cached_graphs()
     if not graphs:

@@ -62,6 +62,15 @@ class Graph:
     def avg_degree(self) -> float:
         return self.nnz / self.n if self.n else 0.0
 
+    @property
+    def min_degree(self) -> int:
+        return int(self.degrees.min()) if self.n else 0
+
+    @property
+    def isolated(self) -> int:
+        """Vertices of degree 0."""
+        return int(np.count_nonzero(self.degrees == 0))
+
     def degree_histogram(self) -> np.ndarray:
         """``hist[d]`` = number of vertices of degree d."""
         return np.bincount(self.degrees, minlength=1)

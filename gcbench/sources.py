@@ -18,20 +18,15 @@ from typing import Literal
 from gcbench.errors import SpecError, excerpt, shown
 from gcbench.generators import Number, get_family
 from gcbench.graph import Graph
+from gcbench.resources import data_dir
 
 SpecKind = Literal["gen", "ss", "snap", "path"]
 
-DATA_ENV = "GCBENCH_DATA"
 KINDS = ("gen", "ss", "snap")
 _NAME = r"[A-Za-z0-9_.+-]+"
 _REMOTE = {"ss": re.compile(rf"{_NAME}/{_NAME}"), "snap": re.compile(_NAME)}
 _REMOTE_FORM = {"ss": "ss:GROUP/NAME", "snap": "snap:NAME"}
 _FAMILY = re.compile(r"[a-z0-9_]+")
-
-
-def data_dir() -> Path:
-    """The data directory: ``$GCBENCH_DATA``, default ``~/.cache/gcbench``."""
-    return Path(os.environ.get(DATA_ENV) or "~/.cache/gcbench").expanduser()
 
 
 def _root(given: Path | str | None) -> Path:
@@ -102,6 +97,21 @@ def cache_path(spec: GraphSpec, root: Path) -> Path:
     """Where a generated graph is cached: ``<root>/generated/<family>_<k=v>_....npz``."""
     safe = re.sub(r"[^A-Za-z0-9_.=+-]", "_", spec.canonical.removeprefix("gen:"))
     return root / "generated" / f"{safe}.npz"
+
+
+def load_action(spec: str, *, data_dir: Path | str | None = None) -> str:
+    """What :func:`load_graph` will do first for ``spec``, in a word for a progress display:
+    "loading" a cached graph, "generating" a gen: graph, "fetching" a remote one, "reading" a
+    file. Cheap: it looks at the cache, it reads no graph."""
+    parsed = parse_spec(spec)
+    root = _root(data_dir)
+    if parsed.kind == "path":
+        return "reading"
+    if parsed.kind in _REMOTE:
+        from gcbench.fetch import is_cached
+
+        return "loading" if is_cached(parsed.canonical, root) else "fetching"
+    return "loading" if cache_path(parsed, root).is_file() else "generating"
 
 
 def load_graph(

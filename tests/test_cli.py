@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from gcbench.algorithms.availability import installed
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -56,8 +58,16 @@ def test_list_algorithms_shows_the_registry(data):
     result = gcbench("list", "algorithms", data=data)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    names = {line.split()[0] for line in lines if line and not line.startswith(" ")}
-    assert {"greedy", "ecl-gc", "jpl", "cusparse", "vb-bit", "gm-sync"} <= names
+    heads = {line.split()[0]: line for line in lines if line and not line.startswith(" ")}
+    assert {"greedy", "ecl-gc", "jpl", "cusparse", "vb-bit", "gm-sync"} <= set(heads)
+    assert all(("usable here" in head) for head in heads.values())
+    assert heads["greedy"].split()[1:] == ["cpu", "usable", "here"]
+    block = "\n".join(lines[lines.index(heads["ecl-gc"]) :][:9])
+    for label in ("family", "param", "iterations", "code"):
+        assert f"\n    {label}" in block, label
+    assert "shortcuts=both (both|sc1|sc2|none)" in block and "ecl_gc.cu" in block
+    if not installed("cupy"):
+        assert "NOT usable here: needs a GPU (CuPy is not installed" in heads["ecl-gc"]
     assert any(line.startswith("cusparse") and "gpu peer" in line for line in lines)
 
 

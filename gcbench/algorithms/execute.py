@@ -242,11 +242,23 @@ _PRIMED: set[tuple[str, str, int | None, str]] = set()
 _PRIMER: dict[str, Prepared] = {}
 
 
+def _prime_key(
+    spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]
+) -> tuple[str, str, int | None, str]:
+    return (spec.name, spec.backend, block_size, canonical_params(params))
+
+
+def primed(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]) -> bool:
+    """Whether :func:`prime` has run for this configuration in this process (so it will not
+    compile anything)."""
+    return _prime_key(spec, block_size, params) in _PRIMED
+
+
 def prime(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]) -> None:
     """Compile and load everything ``spec`` runs with these parameters (kernels, library
     handles, numba functions) by running its setup and coloring once on :func:`primer_graph`,
     untimed; once per process and configuration. A failure there surfaces as the case's."""
-    key = (spec.name, spec.backend, block_size, canonical_params(params))
+    key = _prime_key(spec, block_size, params)
     if key in _PRIMED:
         return
     try:

@@ -1,6 +1,6 @@
 """Other people's implementations run side by side (cuSPARSE lives with the GPU code).
 
-networkx and python-igraph are the optional extra ``peers``; they are imported inside ``run``
+networkx and igraph are the optional extra ``peers``; they are imported inside ``run``
 and a missing one raises UnsupportedError, which the runner records as ``status=unsupported``.
 Each peer's own graph object is built from the CSR in the spec's ``setup`` (timed with the
 transfer, like a GPU copy), so ``time_ms`` is the peer's coloring alone; the last graph built is
@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from gcbench.algorithms.availability import install_hint
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, empty_coloring, register
 from gcbench.errors import UnsupportedError
 from gcbench.graph import Graph
@@ -32,6 +33,7 @@ NX_STRATEGIES = (
     "DSATUR",
 )
 IGRAPH_METHODS = ("COLORED_NEIGHBORS", "DSATUR")
+EXTRA = "peers"  # the gcbench extra that installs networkx and igraph
 
 
 def _require(module: str, algorithm: str) -> ModuleType:
@@ -40,8 +42,7 @@ def _require(module: str, algorithm: str) -> ModuleType:
         return __import__(module)
     except ImportError:
         raise UnsupportedError(
-            f"{algorithm}: the Python package {module!r} is not installed; "
-            "pip install gcbench[peers]"
+            f"{algorithm}: the Python package {module!r} is not installed; {install_hint(EXTRA)}"
         ) from None
 
 
@@ -115,6 +116,8 @@ register(
         iterations_meaning="none (serial)",
         description="networkx greedy_color (pure Python) with its ordering strategies",
         setup=_nx_graph,
+        requires=("networkx",),
+        extra=EXTRA,
     )
 )
 
@@ -130,5 +133,7 @@ register(
         iterations_meaning="none (serial)",
         description="igraph's C greedy coloring (most colored neighbours, or DSatur)",
         setup=_igraph_graph,
+        requires=("igraph",),
+        extra=EXTRA,
     )
 )

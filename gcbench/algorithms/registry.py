@@ -111,6 +111,10 @@ class AlgorithmSpec:
     one name and is left out of ``name = "*"`` suites. ``precompile(block_size, params)``,
     when given, compiles what the primer graph cannot reach (a kernel variant chosen by graph
     size); :func:`gcbench.algorithms.execute.prime` calls it.
+    ``requires`` names the optional Python packages ``run`` imports (installed by the
+    ``extra`` of gcbench); :mod:`gcbench.algorithms.availability` checks them without
+    importing them. ``kernel`` names the CUDA source ``kernels/<kernel>.cu`` of a GPU
+    algorithm (None for a library call).
     """
 
     name: str
@@ -128,6 +132,9 @@ class AlgorithmSpec:
     native_reduce: bool = False
     precompile: Callable[[int | None, Mapping[str, Any]], None] | None = None
     chooser: bool = False
+    requires: tuple[str, ...] = ()
+    extra: str = ""
+    kernel: str | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

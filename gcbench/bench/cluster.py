@@ -110,7 +110,7 @@ def graph_task(job: TaskJob) -> None:
     pin = visible[0].strip() if job.gpu and visible else None
     gpu_index = (pin or "0") if job.gpu else None
     sink = _QueueSink(queue, Event(f"{job.name}-stop"), job, token)
-    work = GraphWork(job.work.load, todo)
+    work = dataclasses.replace(job.work, todo=todo)
     try:
         GraphRun(sink, work, job.settings, pin=pin, gpu_index=gpu_index).run()
     except Interrupted:
@@ -162,8 +162,11 @@ class _QueueSink:
     def current(self, case: Case) -> None:
         self._send("current", self.cases[id(case)])
 
-    def advance(self, cases: int = 1) -> None:
-        self._send("advance", cases)
+    def phase(self, text: str | None) -> None:
+        self._send("phase", text)
+
+    def advance(self, cases: int = 1, weight: float = 1.0) -> None:
+        self._send("advance", cases, weight)
 
     def interrupted(self) -> bool:
         now = time.monotonic()
@@ -280,8 +283,10 @@ class _Client:
             self.sink.note(payload[0])
         elif kind == "current":
             self.sink.current(graph.job.work.todo[payload[0]][0])
+        elif kind == "phase":
+            self.sink.phase(payload[0])
         elif kind == "advance":
-            self.sink.advance(payload[0])
+            self.sink.advance(payload[0], payload[1])
         elif kind == "end":
             graph.settled = True
 
@@ -317,7 +322,7 @@ class _Client:
                 fields = {"rep": rep, "status": "error", "error": message}
                 self.sink.record(case, graph.info, fields)
             if reps:
-                self.sink.advance()
+                self.sink.advance(1, graph.job.work.weight)
 
 
 @contextmanager

@@ -35,10 +35,12 @@ class Settings:
 
 @dataclass(frozen=True)
 class GraphWork:
-    """One graph (or its stand-in) and its cases with the repetitions still to run."""
+    """One graph (or its stand-in) and its cases with the repetitions still to run;
+    ``weight`` is what each case weighs in the progress display's ETA (its graph's size)."""
 
     load: LoadJob
     todo: Todo
+    weight: float = 1.0
 
     @property
     def graph(self) -> str:
@@ -60,7 +62,9 @@ class Sink(Protocol):
 
     def current(self, case: Case) -> None: ...
 
-    def advance(self, cases: int = 1) -> None: ...
+    def phase(self, text: str | None) -> None: ...
+
+    def advance(self, cases: int = 1, weight: float = 1.0) -> None: ...
 
     def interrupted(self) -> bool: ...
 
@@ -108,7 +112,7 @@ class GraphRun:
                 if self.worker is None and not self._start():
                     return self._fail_rest(todo[index:])
                 self._run_case(case, reps)
-                self.sink.advance()
+                self.sink.advance(1, self.work.weight)
             if self.worker is not None:
                 self.worker.stop()
                 self.worker = None
@@ -124,12 +128,13 @@ class GraphRun:
 
     def _start(self) -> bool:
         """Spawn a worker and load the graph; on failure keep why in ``self.failure``."""
+        load = self.work.load
+        self.sink.phase(f"starting a worker for {load.spec}")
         self.worker = WorkerProcess(self.sink.interrupted, self.env)
         limit = max(self.settings.timeout_s, MIN_LOAD_TIMEOUT_S)
-        load = self.work.load
         try:
             self.worker.send(load)
-            message = self.worker.receive(limit, f"loading {load.spec}")
+            message = self._receive(limit, f"loading {load.spec}")
         except WorkerLost as lost:
             message = ("load_failed", lost.status, lost.message)
         if message[0] == "loaded":
@@ -142,12 +147,22 @@ class GraphRun:
         self.worker = None
         return False
 
+    def _receive(self, timeout_s: float, what: str) -> tuple[Any, ...]:
+        """The worker's next message other than a phase (those go to the display); each
+        message starts a new ``timeout_s`` window."""
+        assert self.worker is not None
+        while True:
+            message = self.worker.receive(timeout_s, what)
+            if message[0] != "phase":
+                return message
+            self.sink.phase(message[1])
+
     def _fail_rest(self, todo: Todo) -> None:
         """Loading failed: every remaining repetition of this graph gets that status."""
         for case, reps in todo:
             for rep in reps:
                 self._record(case, {**self.failure, "rep": rep})
-            self.sink.advance()
+            self.sink.advance(1, self.work.weight)
 
     def _run_case(self, case: Case, reps: tuple[int, ...]) -> None:
         assert self.worker is not None
@@ -160,7 +175,7 @@ class GraphRun:
         try:
             self.worker.send(job)
             while True:
-                message = self.worker.receive(self.settings.timeout_s, what)
+                message = self._receive(self.settings.timeout_s, what)
                 if message[0] == "row":
                     self._record(case, message[1], message[2])
                     left.remove(message[1]["rep"])

@@ -12,6 +12,7 @@ Whatever the engine, rows are written here, by :class:`_Session`.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -26,6 +27,8 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
+from gcbench.algorithms.availability import installed, skip_notes, unusable
+from gcbench.bench.cost import estimate_nnz
 from gcbench.bench.gpus import resolve_gpus, run_pool, visible_list
 from gcbench.bench.graphrun import GraphRun, GraphWork, Settings
 from gcbench.bench.options import RunOptions, parse_metrics
@@ -42,20 +45,25 @@ from gcbench.bench.results import (
 )
 from gcbench.bench.shard import parse_shard, select
 from gcbench.bench.suite import (
+    ON_CPU,
     WILDCARD,
     AlgorithmEntry,
     Case,
     GraphEntry,
     Suite,
+    Usable,
     expand,
     load_suite,
-    skipped_gpu_algorithms,
+    offline,
+    skipped,
 )
 from gcbench.bench.worker import GraphInfo, LoadJob
 from gcbench.errors import GpuUnavailableError, SpecError, shown
+from gcbench.fetch import is_cached
 from gcbench.sources import parse_spec
 
 DEFAULT_SUITE = "quick"
+CASE_OVERHEAD_NNZ = float(1 << 20)  # a case's fixed cost in the ETA, as entries of a graph
 PROBE_TIMEOUT_S = 120.0
 _PROBE = """
 import sys
@@ -100,13 +108,29 @@ class RunSummary:
 
 @dataclass(frozen=True)
 class DeviceChoice:
+    """The backend a run uses, the line that says so, and why GPU algorithms cannot run
+    (None when they can; a CPU run that gives no reason says it is on the CPU)."""
+
     backend: str
     message: str
+    why_no_gpu: str | None = None
+
+    @property
+    def gpu_problem(self) -> str | None:
+        if self.backend == "gpu":
+            return None
+        return self.why_no_gpu or ON_CPU
 
 
 def probe_gpu() -> tuple[bool, str]:
     """Whether a GPU is usable, asked of a short subprocess so this process never initialises
-    CUDA; returns (usable, device name or the reason it is not)."""
+    CUDA; returns (usable, device name or the reason it is not). Without CuPy installed the
+    answer needs no subprocess."""
+    if not installed("cupy"):
+        return False, (
+            "CuPy is not installed; pip install 'gcbench[cuda12]' or 'gcbench[cuda13]' to "
+            "match the driver"
+        )
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get(
         "PYTHONPATH")]))}  # fmt: skip
@@ -128,7 +152,7 @@ def choose_device(device: str = "auto", *, remote: bool = False) -> DeviceChoice
     With ``remote`` (the cases run on a cluster's machines) ``gpu`` is taken as given: this
     machine need not have one."""
     if device == "cpu":
-        return DeviceChoice("cpu", "running the CPU algorithms (--device cpu)")
+        return DeviceChoice("cpu", "running the CPU algorithms (--device cpu)", "--device cpu")
     if device not in ("gpu", "auto"):
         raise SpecError(f"--device {device!r}: choose gpu, cpu or auto")
     if device == "gpu" and remote:
@@ -141,7 +165,7 @@ def choose_device(device: str = "auto", *, remote: bool = False) -> DeviceChoice
             f"--device gpu, but no GPU is usable: {detail}; --device cpu runs the CPU algorithms"
         )
     reason = detail.split(";")[0]  # the cause, without the advice on what to install
-    return DeviceChoice("cpu", f"no usable GPU ({reason}); running the CPU algorithms")
+    return DeviceChoice("cpu", f"no usable GPU ({reason}); running the CPU algorithms", detail)
 
 
 def default_out(suite_name: str) -> Path:
@@ -160,7 +184,8 @@ def build_suite(
 ) -> Suite:
     """The suite named (default ``quick``) with the command line's replacements applied:
     ``graphs`` and ``algorithms`` replace the suite's lists ("all" = every algorithm of the
-    device's backend); a run that replaces either without naming a suite is called "custom"."""
+    device's backend that is usable here); a run that replaces either without naming a suite
+    is called "custom"."""
     base = load_suite(suite or DEFAULT_SUITE)
     names = [WILDCARD if a == "all" else a for a in algorithms]
     return base.with_overrides(
@@ -172,6 +197,66 @@ def build_suite(
         graphs=tuple(GraphEntry(g) for g in graphs) or None,
         algorithms=tuple(AlgorithmEntry(n) for n in dict.fromkeys(names)) or None,
     )
+
+
+@dataclass
+class Plan:
+    """A run as decided before anything runs (:func:`plan`): the suite with the command
+    line's changes, the device, the cases (a shard's share with ``--shard``), and the notes
+    to show first (the shard, the algorithms that cannot run here)."""
+
+    suite: Suite
+    choice: DeviceChoice
+    cases: list[Case]
+    notes: list[str] = field(default_factory=list)
+    shard: tuple[int, int] | None = None
+
+    @property
+    def name(self) -> str:
+        """The suite's name, with the share for a shard (the default results file name)."""
+        if self.shard is None:
+            return self.suite.name
+        return f"{self.suite.name}-shard{self.shard[0]}of{self.shard[1]}"
+
+
+def plan(
+    options: RunOptions | None = None,
+    /,
+    *,
+    choice: DeviceChoice | None = None,
+    **changes: Any,
+) -> Plan:
+    """What :func:`run` will run, without running it: arguments as for :func:`run`. Spec
+    errors are raised here. Algorithms that cannot run here (a package or the GPU missing)
+    are left out with one note per remedy; on a cluster's machines only the device counts.
+    Offline, a remote graph not in the cache runs as its stand-in or is left out, said up
+    front (:func:`gcbench.bench.suite.offline`)."""
+    opts = replace(options or RunOptions(), **changes).checked()
+    load_plugins()
+    the_suite = build_suite(
+        opts.suite, opts.graphs, opts.algorithms, opts.reps, opts.warmup, opts.timeout,
+        opts.count_setup,
+    )  # fmt: skip
+    shard = None if opts.shard is None else parse_shard(opts.shard)
+    parse_metrics(opts.metrics)  # a typo is an error before anything runs
+    choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
+    notes: list[str] = []
+    if opts.offline:
+        the_suite, notes = offline(the_suite, is_cached)
+    usable: Usable = functools.partial(
+        unusable, gpu_problem=choice.gpu_problem, packages=not opts.remote_cluster
+    )
+    cases = expand(
+        the_suite, backend=choice.backend, block_sizes=opts.block_sizes, param_axes=opts.params,
+        usable=usable,
+    )  # fmt: skip
+    if not opts.remote_cluster:
+        check_files(the_suite.graphs)
+    notes += skip_notes(skipped(the_suite, choice.backend, usable))
+    if shard is not None:
+        cases, note = select(cases, shard)
+        notes.append(note)
+    return Plan(the_suite, choice, cases, notes, shard)
 
 
 def run(
@@ -186,29 +271,13 @@ def run(
     ``options`` says what to run (the object the CLI builds); keyword arguments replace its
     fields (``run(graphs=[...], reps=1)``). ``choice`` is a device already resolved with
     :func:`choose_device` (else ``options.device`` is). Spec errors are raised before
-    anything runs; per-case failures become rows.
+    anything runs (:func:`plan`); per-case failures become rows.
     """
-    opts = replace(options or RunOptions(), **changes).checked()
-    load_plugins()
-    the_suite = build_suite(
-        opts.suite, opts.graphs, opts.algorithms, opts.reps, opts.warmup, opts.timeout,
-        opts.count_setup,
-    )  # fmt: skip
-    shard = None if opts.shard is None else parse_shard(opts.shard)
-    parse_metrics(opts.metrics)  # a typo is an error before anything runs
-    choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
-    cases = expand(
-        the_suite, backend=choice.backend, block_sizes=opts.block_sizes, param_axes=opts.params
-    )
-    if not opts.remote_cluster:
-        check_files(the_suite.graphs)
-    notes = []
-    if shard is not None:
-        cases, note = select(cases, shard)
-        notes.append(note)
+    opts = replace(options or RunOptions(), **changes)
+    the_plan = plan(opts, choice=choice)
     with ExitStack() as stack:  # a cluster is reached before the results file is created
-        engine = _engine(opts, choice.backend, notes, stack)
-        return _record(opts, the_suite, shard, choice, cases, notes, engine)
+        engine = _engine(opts, the_plan.choice.backend, the_plan.notes, stack)
+        return _record(opts, the_plan, engine)
 
 
 def check_files(graphs: Iterable[GraphEntry]) -> None:
@@ -220,40 +289,34 @@ def check_files(graphs: Iterable[GraphEntry]) -> None:
             raise SpecError(f"graph {shown(entry.spec)}: no such file")
 
 
-def _record(
-    opts: RunOptions,
-    the_suite: Suite,
-    shard: tuple[int, int] | None,
-    choice: DeviceChoice,
-    cases: list[Case],
-    notes: list[str],
-    engine: Engine,
-) -> RunSummary:
+def _record(opts: RunOptions, the_plan: Plan, engine: Engine) -> RunSummary:
     """Open the results (and trace) file, run the cases with ``engine``, close the files. A
     new file that a failure leaves without rows is removed (an interrupted run keeps it, for
     ``--resume``)."""
-    name = the_suite.name if shard is None else f"{the_suite.name}-shard{shard[0]}of{shard[1]}"
-    path = _results_path(name, opts.out, opts.resume)
+    the_suite, cases = the_plan.suite, the_plan.cases
+    path = _results_path(the_plan.name, opts.out, opts.resume)
     resume = opts.resume is not None
     results = ResultsFile(path, resume=resume)
     traces = None
-    summary = RunSummary(path, None, choice.backend, len(cases))
+    summary = RunSummary(path, None, the_plan.choice.backend, len(cases))
     try:
         traces = TraceFile(path, resume=resume) if opts.trace else None
         summary.trace_path = traces.path if traces else None
         summary.counts.update(results.previous)
         summary.failures = results.failures
-        summary.notes.extend(notes)
+        summary.notes.extend(the_plan.notes)
         if not opts.offline:
             summary.notes.extend(prefetch(case.graph for case in cases))
-        if choice.backend == "cpu" and (skipped := skipped_gpu_algorithms(the_suite)):
-            summary.notes.append(f"left out GPU algorithms on the CPU: {', '.join(skipped)}")
         settings = Settings(the_suite.warmup, the_suite.timeout, opts.trace, the_suite.count_setup,
                             parse_metrics(opts.metrics))  # fmt: skip
-        session = _Session(
-            the_suite, results, traces, summary, opts.offline, capture_environment(opts.command)
-        )
-        with Display(len(cases), enabled=opts.progress) as display, _sigint_flag() as stop:
+        env = capture_environment(opts.command)
+        weights = graph_weights(cases)
+        session = _Session(the_suite, results, traces, summary, opts.offline, env, weights)
+        total = sum(weights[case.graph, case.standin] for case in cases)
+        with (
+            Display(len(cases), weight=total, enabled=opts.progress) as display,
+            _sigint_flag() as stop,
+        ):
             summary.notes_shown = display.active
             for note in summary.notes:
                 display.note(note)
@@ -310,6 +373,15 @@ def _one_at_a_time(
         GraphRun(session, work, settings, gpu_index=gpu_index).run()
 
 
+def graph_weights(cases: Iterable[Case]) -> dict[tuple[str, str | None], float]:
+    """What a case of each (graph, stand-in) weighs in the ETA: the graph's estimated stored
+    entries (:func:`gcbench.bench.cost.estimate_nnz`), since loading and coloring it take time
+    roughly in proportion, plus :data:`CASE_OVERHEAD_NNZ` for what every case costs whatever
+    its graph (a worker's start, priming, the pipe)."""
+    keys = dict.fromkeys((case.graph, case.standin) for case in cases)
+    return {key: estimate_nnz(*key) + CASE_OVERHEAD_NNZ for key in keys}
+
+
 def prefetch(specs: Iterable[str]) -> list[str]:
     """Download the remote graphs of a run into the cache, in the parent, before any worker
     starts (issue 7: suites fetch with ``gcbench fetch``'s code, and no download bar competes
@@ -359,8 +431,10 @@ class _Session:
         summary: RunSummary,
         offline: bool,
         env: Environment,
+        weights: Mapping[tuple[str, str | None], float] | None = None,
     ) -> None:
         self.suite = suite
+        self.weights = weights or {}
         self.results = results
         self.traces = traces
         self.summary = summary
@@ -375,13 +449,15 @@ class _Session:
         (the cases with none left count as done on the display)."""
         out = []
         for (graph, standin), group in groupby(cases, key=lambda c: (c.graph, c.standin)):
+            weight = self.weights.get((graph, standin), 1.0)
             todo = [(case, self._reps_to_do(case)) for case in group]
             skipped = sum(1 for _, reps in todo if not reps)
             if skipped:
-                self.display.advance(skipped)
+                self.display.skip(skipped, weight)
             todo = [(case, reps) for case, reps in todo if reps]
             if todo:
-                out.append(GraphWork(LoadJob(graph, standin, self.offline), tuple(todo)))
+                load = LoadJob(graph, standin, self.offline)
+                out.append(GraphWork(load, tuple(todo), weight))
         return out
 
     def _reps_to_do(self, case: Case) -> tuple[int, ...]:
@@ -400,10 +476,19 @@ class _Session:
                 self.display.note(message)
 
     def current(self, case: Case) -> None:
-        self.display.current(case.graph, case.algorithm)
+        block = "" if case.block_size is None else f" block {case.block_size}"
+        params = f" ({case.params_text}{block})" if case.params_text or block else ""
+        graph = case.graph if case.standin is None else f"{case.graph} or {case.standin}"
+        self.display.current(
+            f"running {case.algorithm}{params} on {graph}",
+            self.weights.get((case.graph, case.standin), 1.0),
+        )
 
-    def advance(self, cases: int = 1) -> None:
-        self.display.advance(cases)
+    def phase(self, text: str | None) -> None:
+        self.display.phase(text)
+
+    def advance(self, cases: int = 1, weight: float = 1.0) -> None:
+        self.display.advance(cases, weight)
 
     def interrupted(self) -> bool:
         return self.stop.is_set()

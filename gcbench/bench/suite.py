@@ -7,16 +7,19 @@ against the registry, so a typo is a SpecError before anything runs.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from gcbench import algorithms, grammar
+from gcbench.algorithms.availability import Unusable, skip_notes, unusable
 from gcbench.algorithms.registry import AlgorithmSpec, canonical_params
 from gcbench.errors import SpecError
+from gcbench.fetch import is_remote
 from gcbench.grammar import SWEEP, BlockSizes
 from gcbench.resources import resource_dir
 from gcbench.sources import canonical_spec
@@ -31,23 +34,28 @@ _SUITE_KEYS = {
 # Keys renamed to match the command line's options (docs/cli.md): old name → new name.
 _RENAMED = {"timeout_s": "timeout"}
 _ALGORITHM_KEYS = {"name", "params", "block_sizes", "backend", "exclude"}
-_GRAPH_KEYS = {"spec", "standin"}
+_GRAPH_KEYS = {"spec", "standin", "no_standin"}
+
+Usable = Callable[[AlgorithmSpec], Unusable | None]  # why an algorithm cannot run, or None
+ON_CPU = "the run is on the CPU"
 
 
 @dataclass(frozen=True)
 class GraphEntry:
     """A graph of a suite: its spec and, optionally, a generated stand-in used when the
-    spec cannot be fetched (offline, unreachable)."""
+    spec cannot be fetched (offline, unreachable), or ``no_standin``: why it has none (an
+    offline run that finds it uncached says so and leaves it out)."""
 
     spec: str
     standin: str | None = None
+    no_standin: str | None = None
 
 
 @dataclass(frozen=True)
 class AlgorithmEntry:
     """One ``[[algorithms]]`` table. ``name = "*"`` means every registered algorithm of
-    ``backend`` (default: the run's device) with default parameters, minus ``exclude`` and
-    minus ``auto`` (which runs one of the others)."""
+    ``backend`` (default: the run's device) usable here, with default parameters, minus
+    ``exclude`` and minus ``auto`` (which runs one of the others)."""
 
     name: str
     params: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
@@ -144,6 +152,12 @@ def list_suites() -> list[tuple[str, str]]:
     return out
 
 
+def remote_specs(ref: str | Path) -> list[str]:
+    """The ``ss:``/``snap:`` specs of a suite (a path or a name in ``configs/``): what
+    ``gcbench fetch --suite`` downloads."""
+    return [entry.spec for entry in load_suite(ref).graphs if is_remote(entry.spec)]
+
+
 def parse_suite(data: Mapping[str, Any], *, default_name: str, path: Path | None = None) -> Suite:
     """Build a Suite from parsed TOML, checking keys and types (not algorithm names)."""
     where = f"suite {path or default_name}"
@@ -191,11 +205,16 @@ def _graph_entry(value: Any, where: str) -> GraphEntry:
     if isinstance(value, str):
         return GraphEntry(value)
     if isinstance(value, Mapping) and isinstance(value.get("spec"), str):
-        _check_keys(value, _GRAPH_KEYS, f"{where}: graph {value['spec']}")
-        standin = value.get("standin")
+        here = f"{where}: graph {value['spec']}"
+        _check_keys(value, _GRAPH_KEYS, here)
+        standin, reason = value.get("standin"), value.get("no_standin")
         if standin is not None and not isinstance(standin, str):
-            raise SpecError(f"{where}: graph {value['spec']}: standin must be a spec string")
-        return GraphEntry(value["spec"], standin)
+            raise SpecError(f"{here}: standin must be a spec string")
+        if reason is not None and not (isinstance(reason, str) and reason.strip()):
+            raise SpecError(f"{here}: no_standin must say why the graph has no stand-in")
+        if standin is not None and reason is not None:
+            raise SpecError(f"{here}: give a standin or say why there is none, not both")
+        return GraphEntry(value["spec"], standin, reason)
     raise SpecError(f"{where}: graph entry {value!r} is neither a spec nor {{spec = ...}}")
 
 
@@ -245,34 +264,39 @@ def expand(
     backend: str,
     block_sizes: BlockSizes | None = None,
     param_axes: Mapping[str, Sequence[Any]] | None = None,
+    usable: Usable | None = None,
 ) -> list[Case]:
     """Every case of ``suite``, graphs outermost, duplicates dropped.
 
-    ``backend`` is what ``name = "*"`` entries mean and which GPU algorithms can run ("cpu"
-    leaves them out). Block sizes: ``block_sizes`` if given, else the algorithm entry's, else
-    the suite's, else each algorithm's own default; "sweep" is 1..1024 for algorithms whose
-    block size matters (the others keep their sizes). ``param_axes`` (from ``--param``)
-    replace or add axes for every algorithm that declares that parameter.
+    ``backend`` is what ``name = "*"`` entries mean. ``usable`` says why an algorithm cannot
+    run here (default: its packages are missing, or it needs a GPU and ``backend`` is "cpu");
+    such algorithms are left out (:func:`skipped` lists them). Block sizes: ``block_sizes`` if
+    given, else the algorithm entry's, else the suite's, else each algorithm's own default;
+    "sweep" is 1..1024 for algorithms whose block size matters (the others keep their sizes).
+    ``param_axes`` (from ``--param``) replace or add axes for every algorithm that declares
+    that parameter.
     """
     if not suite.graphs:
         raise SpecError(f"suite {suite.name}: no graphs; add graphs = [...] or pass --graph")
     if not suite.algorithms:
         raise SpecError(f"suite {suite.name}: no algorithms; add [[algorithms]] or pass --algo")
+    check = usable or default_usable(backend)
     extra = grammar.param_axes(dict(param_axes or {}))
     configs = [
         config
         for entry in suite.algorithms
         for spec in _entry_specs(entry, backend)
+        if check(spec) is None
         for config in _configs(spec, entry, suite, extra, block_sizes)
     ]
     unused = sorted(k for k in extra if not any(k in _declared(s) for s, _, _ in configs))
     if unused:
         raise SpecError(f"--param {', '.join(unused)}: no selected algorithm has that parameter")
     if not configs:
-        raise SpecError(
-            f"suite {suite.name}: no algorithm can run on the {backend.upper()} "
-            "(GPU algorithms need --device gpu and a usable GPU)"
+        why = "; ".join(skip_notes(skipped(suite, backend, check))) or (
+            f"none of its algorithms runs on the {backend.upper()}"
         )
+        raise SpecError(f"suite {suite.name}: no algorithm can run here ({why})")
     cases: dict[tuple[Any, ...], Case] = {}
     for entry in suite.graphs:
         graph = canonical_spec(entry.spec)
@@ -283,13 +307,50 @@ def expand(
     return list(cases.values())
 
 
-def skipped_gpu_algorithms(suite: Suite) -> list[str]:
-    """Algorithms named in ``suite`` that need a GPU (left out of a CPU run)."""
-    return [
-        a.name
-        for a in suite.algorithms
-        if a.name != WILDCARD and algorithms.get(a.name, "cpu").backend == "gpu"
-    ]
+def default_usable(backend: str) -> Usable:
+    """Why an algorithm cannot run in a run on ``backend`` of this machine: its packages are
+    missing, or it needs a GPU and the run is on the CPU."""
+    return functools.partial(unusable, gpu_problem=None if backend == "gpu" else ON_CPU)
+
+
+def offline(suite: Suite, cached: Callable[[str], bool]) -> tuple[Suite, list[str]]:
+    """``suite`` as an offline run can run it, and notes saying so up front: a remote graph
+    that is not ``cached`` runs as its stand-in, or without one is left out with its
+    ``no_standin`` reason. A suite left with no graph is a SpecError carrying those notes."""
+    kept, standins, left_out = [], [], []
+    for entry in suite.graphs:
+        if not is_remote(entry.spec) or cached(entry.spec):
+            kept.append(entry)
+        elif entry.standin is not None:
+            kept.append(entry)
+            standins.append(f"{entry.spec} -> {entry.standin}")
+        else:
+            left_out.append(f"{entry.spec} ({entry.no_standin or 'no stand-in given'})")
+    notes = []
+    if standins:
+        notes.append("offline, not in the cache, run as stand-ins: " + ", ".join(standins))
+    if left_out:
+        notes.append(
+            "offline, not in the cache and without a stand-in, skipped (gcbench fetch caches "
+            "them): " + "; ".join(left_out)
+        )
+    if not kept:
+        raise SpecError(f"suite {suite.name}: no graph can run offline; " + "; ".join(notes))
+    return replace(suite, graphs=tuple(kept)), notes
+
+
+def skipped(suite: Suite, backend: str, usable: Usable | None = None) -> list[Unusable]:
+    """The algorithms of ``suite`` that :func:`expand` leaves out, with why: those named that
+    cannot run here, and those of a ``"*"`` entry whose packages are missing (a ``"*"`` entry
+    means the run's backend, so GPU algorithms of a CPU run are not listed)."""
+    check = usable or default_usable(backend)
+    out: dict[str, Unusable] = {}
+    for entry in suite.algorithms:
+        for spec in _entry_specs(entry, backend):
+            why = check(spec)
+            if why is not None and (entry.name != WILDCARD or why.missing):
+                out.setdefault(spec.name, why)
+    return list(out.values())
 
 
 def block_size_applies(spec: AlgorithmSpec) -> bool:
@@ -301,9 +362,9 @@ def block_size_applies(spec: AlgorithmSpec) -> bool:
 
 
 def _entry_specs(entry: AlgorithmEntry, backend: str) -> list[AlgorithmSpec]:
+    """The algorithms ``entry`` names for a run on ``backend``, usable here or not."""
     if entry.name != WILDCARD:
-        spec = algorithms.get(entry.name, backend)
-        return [] if spec.backend == "gpu" and backend == "cpu" else [spec]
+        return [algorithms.get(entry.name, backend)]
     for name in entry.exclude:
         algorithms.get(name)  # a typo in exclude is an error too
     wanted = entry.backend or backend

@@ -3,7 +3,9 @@
 This is the only place the runner touches CUDA (DESIGN §4 isolation): the parent spawns it,
 talks to it over a pipe, and kills it on a timeout. Messages to the parent:
 ``("loaded", GraphInfo)``, ``("load_failed", status, message)``, ``("tick",)`` after each
-warm-up run, ``("row", fields, trace)`` per repetition, ``("done", restart)`` per case.
+warm-up run, ``("row", fields, trace)`` per repetition, ``("done", restart)`` per case, and
+``("phase", text)`` when it starts fetching, generating or loading a graph, copying it to the
+GPU or compiling (``text`` None: back to running the case), for the progress display.
 """
 
 from __future__ import annotations
@@ -147,24 +149,33 @@ class _Worker:
             else:
                 return
 
-    def load(self, job: LoadJob) -> None:
-        from gcbench.sources import load_graph
+    def phase(self, text: str | None) -> None:
+        self.conn.send(("phase", text))
 
-        note = None
+    def _load(self, spec: str, offline: bool) -> Any:
+        from gcbench.sources import load_action, load_graph
+
+        self.phase(f"{load_action(spec)} {spec}")
+        return load_graph(spec, offline=offline)
+
+    def load(self, job: LoadJob) -> None:
+        standin, note = False, None
         try:
             try:
-                self.graph = load_graph(job.spec, offline=job.offline)
+                self.graph = self._load(job.spec, job.offline)
             except FetchError as exc:
                 if job.standin is None:
                     raise
-                note = f"{job.spec} unavailable ({exc}); running stand-in {job.standin}"
-                self.graph = load_graph(job.standin, offline=job.offline)
+                standin = True  # offline, the run said so up front
+                if not job.offline:
+                    note = f"{job.spec} unavailable ({exc}); running stand-in {job.standin}"
+                self.graph = self._load(job.standin, job.offline)
         except Exception as exc:
             self.conn.send(("load_failed", *classify(exc)))
             return
         self.meters.clear()
         g = self.graph
-        info = GraphInfo(note is not None, g.n, g.m, g.max_degree, g.avg_degree, note)
+        info = GraphInfo(standin, g.n, g.m, g.max_degree, g.avg_degree, note)
         self.conn.send(("loaded", info))
 
     def _cached(self, store: dict[str, Any], key: str, build: Any) -> Any:
@@ -211,10 +222,15 @@ class _Worker:
         device = {"device": spec.backend}
         try:
             device = device_columns(spec.backend)
+            if spec.backend == "gpu" and "gpu" not in self.prepared:
+                self.phase(f"copying {self.graph.name} to the GPU")
             prepared = self._cached(
                 self.prepared, spec.backend, lambda: execute.prepare(self.graph, spec.backend)
             )
+            if not execute.primed(spec, job.block_size, job.params):
+                self.phase(f"compiling {spec.name}")
             execute.prime(spec, job.block_size, job.params)
+            self.phase(None)
             view, setup_ms = (prepared, None) if job.count_setup else self._set_up(spec, prepared)
             runs = execute.repetitions(
                 spec, view, job.block_size, job.params, reps=len(job.reps), warmup=job.warmup,

@@ -9,8 +9,8 @@ raw download is deleted. :func:`fetch_all` is ``gcbench fetch``; :func:`cached_g
 ``gcbench list graphs``.
 """
 
-from gcbench.fetch.batch import Fetched, failure_lines, fetch_all, suite_specs
-from gcbench.fetch.listing import CachedGraph, cached_graphs
+from gcbench.fetch.batch import Fetched, failure_lines, fetch_all
+from gcbench.fetch.listing import CachedGraph, cached_graphs, is_cached
 from gcbench.fetch.load import load_remote
 from gcbench.fetch.remote import is_remote, resolve
 
@@ -20,8 +20,8 @@ __all__ = [
     "cached_graphs",
     "failure_lines",
     "fetch_all",
+    "is_cached",
     "is_remote",
     "load_remote",
     "resolve",
-    "suite_specs",
 ]

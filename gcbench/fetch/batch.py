@@ -16,7 +16,8 @@ from pathlib import Path
 from gcbench.errors import FetchError, GcbenchError
 from gcbench.fetch import catalogue, http
 from gcbench.fetch.load import load_remote
-from gcbench.fetch.remote import is_remote, resolve, split_ss
+from gcbench.fetch.remote import resolve, split_ss
+from gcbench.resources import data_dir as default_data_dir
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,6 @@ def fetch_all(
     ``on_result`` is called as each spec finishes (the CLI prints there).
     """
     if data_dir is None:
-        from gcbench.sources import data_dir as default_data_dir
-
         data_dir = default_data_dir()
     results = []
     unreachable: dict[str, FetchError] = {}
@@ -119,10 +118,3 @@ def _check_catalogue(spec: str, data_dir: Path, refresh: bool) -> None:
             else "search the collection at https://sparse.tamu.edu"
         )
         raise FetchError(f"{spec} is not in the SuiteSparse catalogue; {hint}")
-
-
-def suite_specs(suite: str) -> list[str]:
-    """The ``ss:``/``snap:`` specs of a suite (a TOML path or a name in ``configs/``)."""
-    from gcbench.bench.suite import load_suite
-
-    return [entry.spec for entry in load_suite(suite).graphs if is_remote(entry.spec)]

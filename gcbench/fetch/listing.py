@@ -13,6 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from gcbench.fetch.remote import resolve
+from gcbench.resources import data_dir as default_data_dir
+
 
 @dataclass(frozen=True)
 class CachedGraph:
@@ -30,8 +33,6 @@ class CachedGraph:
 def cached_graphs(data_dir: Path | None = None) -> list[CachedGraph]:
     """Every graph cached under ``data_dir`` (default: the data directory), sorted by spec."""
     if data_dir is None:
-        from gcbench.sources import data_dir as default_data_dir
-
         data_dir = default_data_dir()
     root = Path(data_dir)
     if not root.is_dir():
@@ -44,6 +45,14 @@ def cached_graphs(data_dir: Path | None = None) -> list[CachedGraph]:
         if entry is not None:
             found.append(entry)
     return sorted(found, key=lambda g: (g.spec, str(g.path)))
+
+
+def is_cached(spec: str, data_dir: Path | None = None) -> bool:
+    """Whether the ``ss:``/``snap:`` graph ``spec`` is in the cache, current, so that an
+    offline run can load it (its headers are read, not its arrays)."""
+    path = resolve(spec, Path(data_dir) if data_dir is not None else default_data_dir()).cache
+    entry = describe(path) if path.is_file() else None
+    return entry is not None and not entry.stale and entry.spec == spec
 
 
 def describe(path: Path) -> CachedGraph | None:

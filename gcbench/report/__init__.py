@@ -12,15 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gcbench.errors import InputError
+from gcbench.report.defaults import DPI, DPI_RANGE, FORMATS, RESULTS_DIR
 
 if TYPE_CHECKING:
     import pandas as pd
     from rich.console import RenderableType
-
-FORMATS = ("table", "markdown", "csv")
-DPI = 200  # PNG resolution by default
-DPI_RANGE = (20, 1200)
-RESULTS_DIR = Path("results")
 
 
 @dataclass(frozen=True)

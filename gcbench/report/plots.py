@@ -24,7 +24,7 @@ import pandas as pd
 from gcbench import grammar
 from gcbench.bench.results import CLASS_SIZE_SERIES
 from gcbench.errors import InputError
-from gcbench.report import DPI
+from gcbench.report.defaults import DPI
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

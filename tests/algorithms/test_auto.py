@@ -20,7 +20,7 @@ from gcbench.bench.suite import (
     GraphEntry,
     Suite,
     expand,
-    skipped_gpu_algorithms,
+    skipped,
 )
 from gcbench.errors import SpecError
 
@@ -99,7 +99,7 @@ def test_suites_resolve_auto_by_backend_and_leave_it_out_of_wildcards():
         cases = expand(suite, backend=backend)
         autos = [c for c in cases if c.algorithm == "auto"]
         assert [c.backend for c in autos] == [backend] and autos[0].block_size is None
-    assert skipped_gpu_algorithms(suite) == []
+    assert skipped(suite, "cpu") == []
 
 
 def test_recorded_params_are_canonical_and_resume_keys_drop_the_choice():

@@ -64,7 +64,7 @@ def test_igraph_greedy_valid(g, method: str) -> None:  # type: ignore[no-untyped
 def test_missing_package_is_unsupported(monkeypatch, name: str, module: str) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` raise ImportError
     g = generators.cycle(6)  # a graph no earlier test built, so nothing cached is reused
-    with pytest.raises(UnsupportedError, match=r"pip install gcbench\[peers\]"):
+    with pytest.raises(UnsupportedError, match=r"pip install 'gcbench\[peers\]'"):
         gcbench.color(g, name)
 
 

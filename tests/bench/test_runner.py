@@ -12,6 +12,7 @@ import pytest
 from gcbench.algorithms.registry import parse_param_string
 from gcbench.bench import runner
 from gcbench.bench.results import COLUMNS
+from gcbench.errors import SpecError
 
 GRAPH = "gen:cycle?n=11"  # odd cycle: greedy needs 3 colors
 ALGORITHMS = [
@@ -150,19 +151,106 @@ def test_resume_skips_what_is_recorded(first, tmp_path):
     assert set(resumed[resumed.rep == 2].algorithm) == {"greedy", "test-distinct"}
 
 
-def test_standin_and_unloadable_graphs(bench_env, tmp_path):
+def test_standin_skipped_and_unloadable_graphs_offline(bench_env, tmp_path):
     suite = tmp_path / "s.toml"
+    missing = tmp_path / "missing.mtx"  # exists, but is no Matrix Market file: an error row
+    missing.write_text("not a matrix\n")
     suite.write_text(
-        'graphs = [{spec = "ss:NoGroup/standin", standin = "gen:cycle?n=5"}, "ss:NoGroup/none"]\n'
-        'reps = 1\nwarmup = 0\n[[algorithms]]\nname = "test-distinct"\n'
+        'graphs = [{spec = "ss:NoGroup/standin", standin = "gen:cycle?n=5"}, "ss:NoGroup/none",'
+        f' "{missing}"]\nreps = 1\nwarmup = 0\n[[algorithms]]\nname = "test-distinct"\n'
     )
     summary = runner.run(suite=suite, out=tmp_path / "r.csv", offline=True, progress=False,
                          choice=CPU)  # fmt: skip
     frame = read(summary.path)
-    assert frame.graph.tolist() == ["gen:cycle?n=5", "ss:NoGroup/none"]
+    assert frame.graph.tolist() == ["gen:cycle?n=5", str(missing)]  # no row for ss:NoGroup/none
     assert frame.status.tolist() == ["ok", "error"] and frame.n.tolist()[0] == 5
-    assert "offline mode forbids" in frame.error.iloc[1] and summary.exit_code == 1
-    assert any("running stand-in gen:cycle?n=5" in note for note in summary.notes)
+    assert "missing.mtx" in frame.error.iloc[1] and summary.exit_code == 1
+    assert summary.notes == [
+        "offline, not in the cache, run as stand-ins: ss:NoGroup/standin -> gen:cycle?n=5",
+        "offline, not in the cache and without a stand-in, skipped (gcbench fetch caches them): "
+        "ss:NoGroup/none (no stand-in given)",
+    ]
     resumed = runner.run(suite=suite, resume=summary.path, offline=True, progress=False,
                          choice=CPU)  # fmt: skip
     assert resumed.written == 0
+
+
+@pytest.fixture
+def no_peers(monkeypatch):
+    for module in ("networkx", "igraph"):
+        monkeypatch.setitem(sys.modules, module, None)
+
+
+def test_all_means_the_algorithms_usable_here(no_peers):
+    plan = runner.plan(graphs=[GRAPH], algorithms=["all"], choice=CPU)
+    names = {case.algorithm for case in plan.cases}
+    assert "greedy" in names and not names & {"nx-greedy", "igraph-greedy", "auto"}
+    assert all(case.backend == "cpu" for case in plan.cases)
+    assert plan.notes == [
+        "skipped igraph-greedy, nx-greedy: igraph, networkx not installed; "
+        "pip install 'gcbench[peers]'"
+    ]
+
+
+def test_named_algorithms_that_cannot_run_are_skipped_with_one_note_each(no_peers):
+    plan = runner.plan(graphs=[GRAPH], algorithms=["nx-greedy", "greedy", "ecl-gc"], choice=CPU)
+    assert [case.algorithm for case in plan.cases] == ["greedy"]
+    assert plan.notes == [
+        "skipped nx-greedy: networkx not installed; pip install 'gcbench[peers]'",
+        "skipped ecl-gc: they need a GPU (the run is on the CPU)",
+    ]
+    with pytest.raises(SpecError, match=r"no algorithm can run here.*gcbench\[peers\]"):
+        runner.plan(graphs=[GRAPH], algorithms=["nx-greedy"], choice=CPU)
+
+
+class _Recorder:
+    """A GraphRun sink that keeps everything it is told."""
+
+    def __init__(self) -> None:
+        self.phases: list[str | None] = []
+        self.rows: list[dict] = []
+        self.advanced: list[tuple[int, float]] = []
+
+    def record(self, case, info, fields, trace=None) -> None:
+        self.rows.append(dict(fields))
+
+    def note(self, message) -> None:
+        pass
+
+    def current(self, case) -> None:
+        self.phases.append(f"case {case.algorithm}")
+
+    def phase(self, text) -> None:
+        self.phases.append(text)
+
+    def advance(self, cases=1, weight=1.0) -> None:
+        self.advanced.append((cases, weight))
+
+    def interrupted(self) -> bool:
+        return False
+
+
+def test_the_worker_reports_its_phases(bench_env):
+    from gcbench.algorithms import get
+    from gcbench.bench.graphrun import GraphRun, GraphWork, Settings
+    from gcbench.bench.suite import Case
+    from gcbench.bench.worker import LoadJob
+
+    graph = "gen:cycle?n=17"
+    cases = [
+        Case(graph, None, name, "cpu", get(name).resolve_params({}), None)
+        for name in ("greedy", "greedy", "test-distinct")
+    ]
+    todo = tuple((case, (0,)) for case in cases)
+    sink = _Recorder()
+    GraphRun(sink, GraphWork(LoadJob(graph, None, False), todo, 7.0), Settings(0, 60, False)).run()
+    assert [row["status"] for row in sink.rows] == ["ok", "ok", "ok"]
+    assert sink.phases[:6] == [
+        "case greedy", f"starting a worker for {graph}", f"generating {graph}",
+        "compiling greedy", None, "case greedy",
+    ]  # fmt: skip
+    assert sink.phases[6] is None  # primed already: nothing to compile
+    assert sink.phases[7:] == ["case test-distinct", "compiling test-distinct", None]
+    assert sink.advanced == [(1, 7.0)] * 3
+    GraphRun(sink, GraphWork(LoadJob(graph, None, False), todo[:1]), Settings(0, 60, False)).run()
+    assert f"loading {graph}" in sink.phases  # cached now

@@ -5,15 +5,18 @@ from __future__ import annotations
 import pytest
 
 from gcbench.algorithms import AlgorithmSpec, Param, canonical_params, get, register, unregister
+from gcbench.algorithms.availability import skip_notes
 from gcbench.bench.runner import build_suite
 from gcbench.bench.suite import (
+    ON_CPU,
     SWEEP,
     expand,
     list_suites,
     load_suite,
+    offline,
     parse_block_sizes,
     parse_suite,
-    skipped_gpu_algorithms,
+    skipped,
 )
 from gcbench.errors import SpecError
 
@@ -35,6 +38,9 @@ def specs(bench_env):
         AlgorithmSpec("t-gpu-fixed", "gpu", "t", _never, default_block_size=128),
         AlgorithmSpec("t-gpu-vendor", "gpu", "t", _never, params=(Param("k", 1, int),)),
         AlgorithmSpec("t-cpu-blocks", "cpu", "t", _never, block_size_matters=True),
+        AlgorithmSpec(
+            "t-cpu-missing", "cpu", "t", _never, requires=("gcbench_no_such_pkg",), extra="peers"
+        ),
     ]
     for spec in fakes:
         register(spec)
@@ -150,9 +156,30 @@ def test_sweep_only_for_algorithms_whose_block_size_matters():
 def test_cpu_runs_leave_gpu_algorithms_out():
     s = suite([{"name": "t-gpu-sweep"}, {"name": "test-distinct"}])
     assert [c.algorithm for c in expand(s, backend="cpu")] == ["test-distinct"]
-    assert skipped_gpu_algorithms(s) == ["t-gpu-sweep"]
-    with pytest.raises(SpecError, match="no algorithm can run on the CPU"):
+    assert [(u.name, u.device) for u in skipped(s, "cpu")] == [("t-gpu-sweep", ON_CPU)]
+    with pytest.raises(SpecError, match="no algorithm can run here.*t-gpu-sweep: they need a GPU"):
         expand(suite([{"name": "t-gpu-sweep"}]), backend="cpu")
+
+
+@pytest.mark.parametrize("entry", [{"name": "*"}, {"name": "t-cpu-missing"}])
+def test_algorithms_whose_package_is_missing_are_skipped_with_the_extra(entry):
+    s = suite([entry, {"name": "test-distinct"}])
+    assert "t-cpu-missing" not in {c.algorithm for c in expand(s, backend="cpu")}
+    assert [(u.name, u.missing, u.extra) for u in skipped(s, "cpu")] == [
+        ("t-cpu-missing", ("gcbench_no_such_pkg",), "peers")
+    ]
+    assert skip_notes(skipped(s, "cpu")) == [
+        "skipped t-cpu-missing: gcbench_no_such_pkg not installed; pip install 'gcbench[peers]'"
+    ]
+    with pytest.raises(SpecError, match=r"no algorithm can run here.*gcbench\[peers\]"):
+        expand(suite([{"name": "t-cpu-missing"}]), backend="cpu")
+
+
+def test_a_wildcard_on_the_cpu_does_not_list_the_gpu_algorithms_as_skipped():
+    s = suite([{"name": "*", "exclude": ["t-cpu-missing"]}])
+    assert skipped(s, "cpu") == [] and "t-gpu-sweep" not in {
+        c.algorithm for c in expand(s, backend="cpu")
+    }
 
 
 def test_wildcard_means_every_algorithm_of_the_backend():
@@ -261,3 +288,39 @@ def test_command_line_replacements():
 @pytest.mark.parametrize("name", [name for name, _ in list_suites()])
 def test_every_shipped_suite_expands_on_the_gpu(name):
     assert expand(load_suite(name), backend="gpu")
+
+
+def test_offline_keeps_cached_graphs_runs_standins_and_skips_the_rest():
+    s = suite(
+        [{"name": "test-distinct"}],
+        graphs=[
+            GRAPH,
+            "ss:G/cached",
+            {"spec": "ss:G/s", "standin": "gen:cycle?n=7"},
+            {"spec": "ss:G/road", "no_standin": "road network"},
+            "snap:plain",
+        ],
+    )
+    kept, notes = offline(s, cached=lambda spec: spec == "ss:G/cached")
+    assert [g.spec for g in kept.graphs] == [GRAPH, "ss:G/cached", "ss:G/s"]
+    assert notes == [
+        "offline, not in the cache, run as stand-ins: ss:G/s -> gen:cycle?n=7",
+        "offline, not in the cache and without a stand-in, skipped (gcbench fetch caches them): "
+        "ss:G/road (road network); snap:plain (no stand-in given)",
+    ]
+    with pytest.raises(SpecError, match="no graph can run offline.*ss:G/road"):
+        offline(suite([{"name": "greedy"}], graphs=[{"spec": "ss:G/road", "no_standin": "r"}]),
+                cached=lambda spec: False)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"spec": "ss:G/m", "standin": "gen:cycle?n=5", "no_standin": "x"}, "not both"),
+        ({"spec": "ss:G/m", "no_standin": " "}, "must say why"),
+        ({"spec": "ss:G/m", "no_standin": 3}, "must say why"),
+    ],
+)
+def test_no_standin_is_a_reason_and_excludes_a_standin(entry, message):
+    with pytest.raises(SpecError, match=message):
+        suite([{"name": "greedy"}], graphs=[entry])

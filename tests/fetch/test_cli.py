@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 
-from gcbench.fetch import suite_specs
+from gcbench.bench.suite import remote_specs
 
 
 def gcbench(*args: str) -> subprocess.CompletedProcess:
@@ -86,7 +86,7 @@ def test_a_suite_without_network_reports_the_cause_once(run_limited, monkeypatch
     assert done.returncode == 1, done.stderr
     assert done.seconds < 10
     assert done.stdout == ""
-    specs = suite_specs("seed-ecl")
+    specs = remote_specs("seed-ecl")
     assert len(specs) == 13
     error, total = done.stderr.splitlines()
     assert error == (

@@ -139,5 +139,6 @@ register(
         iterations_meaning="tile passes (the pull-down pass not counted)",
         description="Communication-free: block-local coloring in shared memory, cross-block "
         "conflicts recolored with fresh colors, then a greedy pull-down",
+        kernel=FAMILY,
     )
 )

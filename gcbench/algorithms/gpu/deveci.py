@@ -329,6 +329,7 @@ def _register(
             iterations_meaning=_EB_ROUNDS if edge_based else _VB_ROUNDS,
             description=description,
             setup=edge_list if edge_based else None,
+            kernel=EB_FAMILY if edge_based else VB_FAMILY,
         )
     )
 

@@ -34,6 +34,7 @@ from gcbench.errors import RoundCapError, SpecError
 
 SHORTCUTS = {"none": 0, "sc1": 1, "sc2": 2, "both": 3}  # bit 0: Shortcut 1, bit 1: Shortcut 2
 BLOCK = 512  # the original's threads per block
+KERNEL = "ecl_gc"  # kernels/ecl_gc.cu
 HIGH_DEGREE = 32  # degree from which a vertex is on the worklist (kernels/ecl_gc.cu)
 TRACE_PASSES = 1 << 14  # per-pass trace slots per kernel; later passes share the last one
 INT_MAX = 2**31 - 1
@@ -52,7 +53,7 @@ def pass_cap(n: int) -> int:
 
 def _kernel(name: str, block: int, sync: int = 0) -> Any:
     min_blocks = max(1, min(32, runtime.device_facts().max_threads_per_sm // block))
-    return runtime.kernel("ecl_gc", name, GCB_BLOCK=block, GCB_MIN_BLOCKS=min_blocks, LOW_SYNC=sync)
+    return runtime.kernel(KERNEL, name, GCB_BLOCK=block, GCB_MIN_BLOCKS=min_blocks, LOW_SYNC=sync)
 
 
 def low_sync(nnz: int) -> int:
@@ -327,5 +328,6 @@ spec = register(
         setup=_setup,
         native_reduce=True,
         precompile=_precompile,
+        kernel=KERNEL,
     )
 )

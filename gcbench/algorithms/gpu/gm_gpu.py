@@ -220,5 +220,6 @@ spec = register(
         iterations_meaning="frontier passes (gm_color + gm_check)",
         description="GM speculative coloring over device worklists, LDF conflict priority",
         setup=scratch,
+        kernel=FAMILY,
     )
 )

@@ -279,6 +279,7 @@ def _register(
             iterations_meaning=iterations_meaning,
             description=description,
             setup=hubs if balanced else None,
+            kernel=FAMILY,
         )
     )
 

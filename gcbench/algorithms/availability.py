@@ -1,0 +1,88 @@
+"""Which algorithms can run here, and why not (issue 15: ``all`` means every usable one).
+
+Decided without importing anything optional and without initialising CUDA: packages are
+looked up with :func:`importlib.util.find_spec` (a search of the path, no import), and whether
+a GPU is usable is the caller's answer, which the runner asks of a subprocess
+(:func:`gcbench.bench.runner.probe_gpu`), so its parent never touches CUDA (DESIGN §4).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from gcbench.algorithms.registry import AlgorithmSpec
+from gcbench.resources import resource_dir
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """Why ``name`` cannot run here: Python packages it imports are ``missing`` (the gcbench
+    ``extra`` installs them), or it runs on the GPU and there is none (``device`` says why)."""
+
+    name: str
+    missing: tuple[str, ...] = ()
+    extra: str = ""
+    device: str = ""
+
+    @property
+    def reason(self) -> str:
+        if self.missing:
+            return f"{', '.join(self.missing)} not installed ({install_hint(self.extra)})"
+        return f"needs a GPU ({self.device})"
+
+
+def install_hint(extra: str) -> str:
+    return f"pip install 'gcbench[{extra}]'"
+
+
+def installed(module: str) -> bool:
+    """Whether the top-level package ``module`` can be imported: already imported, or found on
+    the path (not imported, so a broken install still fails when the algorithm runs). A
+    ``None`` in ``sys.modules`` blocks an import, so it counts as missing."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def unusable(
+    spec: AlgorithmSpec, gpu_problem: str | None, *, packages: bool = True
+) -> Unusable | None:
+    """Why ``spec`` cannot run here, or None. ``gpu_problem`` is None when a GPU is usable,
+    else why not (the probe's answer, or that the run is on the CPU). ``packages=False``
+    leaves out the package check (the cases run on other machines, e.g. a Dask cluster)."""
+    missing = tuple(m for m in spec.requires if packages and not installed(m))
+    if missing:
+        return Unusable(spec.name, missing, spec.extra)
+    if spec.backend == "gpu" and gpu_problem is not None:
+        return Unusable(spec.name, device=gpu_problem)
+    return None
+
+
+def skip_notes(skipped: Iterable[Unusable]) -> list[str]:
+    """One note per remedy: the algorithms an extra would bring, with the command that
+    installs it; the GPU algorithms, with why there is no GPU."""
+    groups: dict[tuple[str, str], list[Unusable]] = {}
+    for item in skipped:
+        groups.setdefault((item.extra, item.device), []).append(item)
+    notes = []
+    for (extra, device), items in groups.items():
+        names = ", ".join(dict.fromkeys(item.name for item in items))
+        if extra:
+            packages = ", ".join(dict.fromkeys(p for item in items for p in item.missing))
+            notes.append(f"skipped {names}: {packages} not installed; {install_hint(extra)}")
+        else:
+            notes.append(f"skipped {names}: they need a GPU ({device})")
+    return notes
+
+
+def code_files(spec: AlgorithmSpec) -> tuple[str, ...]:
+    """Where the algorithm is written: its CUDA kernel file (``kernels/<kernel>.cu``, under
+    the installed package for a wheel) and its Python module."""
+    kernel = () if spec.kernel is None else (str(resource_dir("kernels") / f"{spec.kernel}.cu"),)
+    return (*kernel, spec.run.__module__)
