@@ -43,6 +43,8 @@ def test_equals_the_host_twin_and_keeps_the_invariants(on_gpu, family_spec):
 
 @pytest.mark.parametrize("name", ALGORITHMS)
 def test_every_gpu_algorithm_balances_inside_its_run(on_gpu, family_spec, name):
+    if name == "cusparse" and on_gpu(family_spec)[0].nnz == 0:
+        pytest.skip("csrcolor colors nothing on a graph without edges (test_cusparse.py)")
     graph, _, run = colored(on_gpu, family_spec, name, balance="shuffle")
     trace, v = run.coloring.trace, run.validation
     assert v.valid and v == validate(graph, run.colors), (family_spec, name)
