@@ -21,6 +21,7 @@ import click
 
 from gcbench import grammar
 from gcbench.errors import GcbenchError, os_reason, shown
+from gcbench.memory import out_of_memory
 from gcbench.report import DPI as REPORT_DPI
 from gcbench.report import FORMATS as REPORT_FORMATS
 
@@ -71,11 +72,7 @@ class _Group(click.Group):
         except GcbenchError as exc:
             code = _fail(str(exc), EXIT_USAGE, debug)
         except MemoryError as exc:
-            detail = " ".join(str(exc).split())
-            code = _fail(
-                f"out of memory while running {_doing(given)}" + (f" ({detail})" if detail else "")
-                + "; free some memory or use a smaller graph", EXIT_USAGE, debug,
-            )  # fmt: skip
+            code = _fail(out_of_memory(f"running {_doing(given)}", exc), EXIT_USAGE, debug)
         except OSError as exc:
             code = _fail(f"{_doing(given)}: {os_reason(exc)}", EXIT_USAGE, debug)
         except Exception as exc:
@@ -177,6 +174,19 @@ def _out_option(help: str) -> Callable[..., Any]:
                         help=help)  # fmt: skip
 
 
+def _one_configuration(
+    algorithms: tuple[str, ...], params: dict[str, tuple[str, ...]],
+    block_sizes: grammar.BlockSizes | None, why: str,
+) -> tuple[str, dict[str, Any], int | None]:  # fmt: skip
+    """The one algorithm, parameter values and block size of a command that colors once;
+    ``why`` ends the error when an option gives more than one."""
+    from gcbench.api import one_block_size
+
+    algorithm = grammar.one_value(algorithms, "--algo", why)
+    chosen = {k: grammar.one_value(v, f"--param {k}", why) for k, v in params.items()}
+    return algorithm, chosen, one_block_size(block_sizes, "--block-size")
+
+
 @main.command()
 @click.argument("spec")
 def info(spec: str) -> None:
@@ -222,15 +232,14 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
     """
     import gcbench
     from gcbench.algorithms import canonical_params
-    from gcbench.api import configure, one_block_size
+    from gcbench.api import configure
     from gcbench.bench.plugins import load_plugins
     from gcbench.bench.worker import classify
     from gcbench.outputs import OutputFile
 
-    why = "color runs one configuration (gcbench run runs several)"
-    algorithm = grammar.one_value(algorithms, "--algo", why)
-    chosen = {k: grammar.one_value(v, f"--param {k}", why) for k, v in params.items()}
-    block_size = one_block_size(block_sizes, "--block-size")
+    algorithm, chosen, block_size = _one_configuration(
+        algorithms, params, block_sizes, "color runs one configuration (gcbench run runs several)"
+    )
     load_plugins()  # GCBENCH_PLUGINS' algorithms, as in gcbench run
     configure(algorithm, device, chosen)  # a usage error before the graph is loaded
     colors_file = None if out is None else OutputFile(out, "the colors file")  # before the work
@@ -475,6 +484,7 @@ def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
 def list_graphs() -> None:
     """Cached graphs: spec, vertices, edges, size on disk and where they came from."""
     from gcbench.fetch import cached_graphs
+    from gcbench.memory import format_bytes
     from gcbench.resources import data_dir
 
     graphs = cached_graphs()
@@ -484,15 +494,7 @@ def list_graphs() -> None:
     click.echo(f"{'spec':40} {'vertices':>12} {'edges':>13} {'size':>9}  source")
     for g in graphs:
         stale = " (stale: rebuilt on next use)" if g.stale else ""
-        click.echo(f"{g.spec:40} {g.n:>12} {g.m:>13} {_size(g.bytes):>9}  {g.source}{stale}")
-
-
-def _size(count: int) -> str:
-    """Bytes in binary units for people: 512 B, 3.4 MiB, 1.2 GiB."""
-    exponent = min(4, max(0, (count.bit_length() - 1) // 10))
-    if exponent == 0:
-        return f"{count} B"
-    return f"{count / 1024**exponent:.1f} {('KiB', 'MiB', 'GiB', 'TiB')[exponent - 1]}"
+        click.echo(f"{g.spec:40} {g.n:>12} {g.m:>13} {format_bytes(g.bytes):>9}  {g.source}{stale}")
 
 
 @main.command(name="report")
@@ -554,14 +556,13 @@ def levels_(matrix: str, algorithms: tuple[str, ...], params: dict[str, tuple[st
     """Levels of a level-scheduled lower-triangular solve of MATRIX, natural vs reordered by
     ALGO's color classes, and (with a GPU) the time of cuSPARSE's solve on both."""
     from gcbench.algorithms import canonical_params
-    from gcbench.api import one_block_size
     from gcbench.levels import report
 
-    why = "levels reorders by one coloring"
-    algorithm = grammar.one_value(algorithms, "--algo", why)
-    chosen = {k: grammar.one_value(v, f"--param {k}", why) for k, v in params.items()}
-    rep = report(matrix, algorithm, block_size=one_block_size(block_sizes, "--block-size"),
-                 device=device, solve=solve, reps=reps, warmup=warmup, **chosen)  # fmt: skip
+    algorithm, chosen, block_size = _one_configuration(
+        algorithms, params, block_sizes, "levels reorders by one coloring"
+    )
+    rep = report(matrix, algorithm, block_size=block_size, device=device, solve=solve, reps=reps,
+                 warmup=warmup, **chosen)  # fmt: skip
     m, g = rep.metrics, rep.graph
     click.echo(f"matrix       {g.name} (n = {g.n}, {g.m} entries below the diagonal)")
     click.echo(f"algorithm    {algorithm} ({canonical_params(rep.params)})")

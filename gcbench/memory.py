@@ -152,12 +152,17 @@ def guard(what: str) -> Iterator[None]:
     except InsufficientMemoryError:
         raise
     except MemoryError as exc:
-        detail = " ".join(str(exc).split())
-        raise InsufficientMemoryError(
-            f"out of memory while {what}"
-            + (f" ({detail})" if detail else "")
-            + "; free some memory or use a smaller graph"
-        ) from None
+        raise InsufficientMemoryError(out_of_memory(what, exc)) from None
+
+
+def out_of_memory(what: str, exc: MemoryError) -> str:
+    """The one line for a MemoryError raised while doing ``what`` (here and in the CLI)."""
+    detail = " ".join(str(exc).split())
+    return (
+        f"out of memory while {what}"
+        + (f" ({detail})" if detail else "")
+        + "; free some memory or use a smaller graph"
+    )
 
 
 def format_bytes(count: int) -> str:
