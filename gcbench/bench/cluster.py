@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gcbench.bench.cost import largest_first
+from gcbench.bench.gpus import visible_list
 from gcbench.bench.graphrun import GraphRun, GraphWork, Settings, Sink
 from gcbench.bench.process import Interrupted
 from gcbench.bench.suite import Case
@@ -106,8 +107,8 @@ def graph_task(job: TaskJob) -> None:
     todo = tuple(
         (case, tuple(left)) for (case, _), left in zip(job.work.todo, reps, strict=True) if left
     )
-    visible = [v for v in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if v.strip()]
-    pin = visible[0].strip() if job.gpu and visible else None
+    visible = visible_list()
+    pin = visible[0] if job.gpu and visible else None
     gpu_index = (pin or "0") if job.gpu else None
     sink = _QueueSink(queue, Event(f"{job.name}-stop"), job, token)
     work = dataclasses.replace(job.work, todo=todo)

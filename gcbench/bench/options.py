@@ -83,8 +83,6 @@ METRICS: tuple[str, ...] = ("levels",)  # docs/balance-levels.md
 
 def parse_metrics(value: str | Sequence[str]) -> tuple[str, ...]:
     """``"levels"``, ``"a,b"`` or a list of names → the metrics, checked and without repeats."""
-    from gcbench.errors import SpecError
-
     items = value.split(",") if isinstance(value, str) else list(value)
     names = tuple(dict.fromkeys(str(item).strip() for item in items if str(item).strip()))
     unknown = [name for name in names if name not in METRICS]
