@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from gcbench.algorithms.registry import (
+    CHOICE,
     REDUCE_MODES,
     AlgorithmSpec,
     Coloring,
@@ -35,7 +36,6 @@ from gcbench.algorithms.registry import (
 
 OBJECTIVES = ("fast", "fewest")
 KINDS = ("skewed", "large", "small")
-CHOICE = "choice"  # the key, and the prefix of the keys, auto adds to its recorded params
 
 
 @dataclass(frozen=True)

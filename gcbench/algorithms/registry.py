@@ -204,10 +204,13 @@ def canonical_params(params: Mapping[str, Any]) -> str:
     return ";".join(f"{k}={params[k]}" for k in sorted(params))
 
 
+CHOICE = "choice"  # the key, and the prefix of the keys, a chooser adds to its recorded params
+
+
 def requested_params(text: str) -> str:
     """A recorded ``params`` text without the ``choice`` keys a chooser adds: the text of
     the case that wrote the row."""
-    kept = {k: v for k, v in parse_param_string(text).items() if k.split(".")[0] != "choice"}
+    kept = {k: v for k, v in parse_param_string(text).items() if k.split(".")[0] != CHOICE}
     return canonical_params(kept)
 
 
