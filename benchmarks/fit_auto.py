@@ -30,7 +30,7 @@ import statistics
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gcbench import algorithms
@@ -48,11 +48,20 @@ Config = tuple[str, str, int | None]  # algorithm, canonical params, block size
 
 @dataclass
 class Table:
-    """One backend's measurements: per graph its features, per (graph, config) the medians."""
+    """One backend's measurements: per graph its features, per (graph, config) the medians,
+    and per graph the least time and the fewest colors of any config (what ratios divide by)."""
 
     features: dict[str, Features]
     time: dict[tuple[str, Config], float]
     colors: dict[tuple[str, Config], float]
+    fastest: dict[str, float] = field(init=False)
+    fewest: dict[str, float] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.fastest, self.fewest = {}, {}
+        for (graph, config), ms in self.time.items():
+            self.fastest[graph] = min(ms, self.fastest.get(graph, math.inf))
+            self.fewest[graph] = min(self.colors[graph, config], self.fewest.get(graph, math.inf))
 
     def configs(self) -> list[Config]:
         return sorted({c for _, c in self.time}, key=str)
@@ -62,11 +71,10 @@ class Table:
 
     def ratio(self, graph: str, config: Config, objective: str) -> tuple[float, float]:
         """(primary, secondary) ratio of ``config`` on ``graph`` to the best there."""
-        mine = [(g, c) for g, c in self.time if g == graph]
-        time = self.time[graph, config] / min(self.time[k] for k in mine)
+        time = self.time[graph, config] / self.fastest[graph]
         if objective == "fast":
             return time, time
-        return self.colors[graph, config] / min(self.colors[k] for k in mine), time
+        return self.colors[graph, config] / self.fewest[graph], time
 
 
 def read_rows(paths: Iterable[str]) -> list[dict[str, str]]:
@@ -236,11 +244,9 @@ def evaluate(rows: list[dict[str, str]]) -> list[str]:
             ratios = []
             for graph in sorted({g for g, o in autos if o == objective}):
                 mine = autos[graph, objective]
-                others = [(c, t) for (g, c), t in table.time.items() if g == graph]
-                if not others:
+                if graph not in table.fastest:
                     continue
-                fastest = min(t for _, t in others)
-                fewest = min(table.colors[graph, c] for c, _ in others)
+                fastest, fewest = table.fastest[graph], table.fewest[graph]
                 t = statistics.median(float(r["time_ms"]) for r in mine)
                 c = statistics.median(float(r["colors"]) for r in mine)
                 ratio = t / fastest if objective == "fast" else c / fewest
