@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from gcbench import algorithms
-from gcbench.algorithms.execute import Prepared, Repetition, prime, repetitions, setup
-from gcbench.algorithms.registry import Coloring
+from gcbench.algorithms.execute import Prepared, Repetition, prime, repetitions, run_timed, setup
+from gcbench.algorithms.registry import Coloring, parse_param_string
 from gcbench.validate import Validation
 
 # The seeds' benchmark graphs as generated stand-ins (issues 4 and 5; issue 6 takes a subset).
@@ -86,3 +86,25 @@ def time_case(
 
     warm = runs(1)[0]
     return Timed(runs(1 if warm.time_ms > slow_ms else reps), setup_ms)
+
+
+def back_to_back(name: str, prepared: Prepared, params: dict[str, Any], reps: int) -> float:
+    """Median ms of ``reps`` calls of ``name`` in a row on one set-up fresh view of
+    ``prepared``, after one warm-up, with no validation or copy between them: the shape of
+    an original code's own timing loop."""
+    spec = algorithms.get(name)
+    view = prepared.fresh()
+    setup(spec, view)
+    run_timed(spec, view, None, params)
+    return statistics.median(run_timed(spec, view, None, params)[1] for _ in range(reps))
+
+
+def variant(text: str) -> tuple[str, dict[str, Any]]:
+    """``name:k=v,k=v`` -> (name, resolved params)."""
+    name, _, given = text.partition(":")
+    return name, algorithms.get(name).resolve_params(parse_param_string(given.replace(",", ";")))
+
+
+def header(line: str) -> str:
+    """A markdown table's header line and the separator line under it."""
+    return f"{line}\n|" + " --- |" * (line.count("|") - 1)

@@ -24,7 +24,7 @@ import statistics
 import sys
 from dataclasses import dataclass
 
-from _common import time_case
+from _common import header, time_case
 
 from gcbench import load_graph
 from gcbench.algorithms.execute import prepare
@@ -65,10 +65,6 @@ class Outcome:
     time_ms: tuple[float, float]
     balance_ms: float
     moved: int
-
-
-def header(line: str) -> str:
-    return f"{line}\n|" + " --- |" * (line.count("|") - 1)
 
 
 def ms(value: float | None) -> str:

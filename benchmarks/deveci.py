@@ -19,10 +19,11 @@ import statistics
 import time
 from dataclasses import dataclass
 
+from _common import variant
+
 from gcbench import algorithms, load_graph
 from gcbench.algorithms.execute import Prepared, finish, prepare, prime, run_timed, setup
 from gcbench.algorithms.gpu import runtime
-from gcbench.algorithms.registry import parse_param_string
 from gcbench.bench.suite import SWEEP
 from gcbench.errors import GcbenchError
 
@@ -56,12 +57,6 @@ def once(prepared: Prepared, name: str, params: dict, block_size: int | None) ->
     if not validation.valid:
         raise GcbenchError(f"{name}: invalid ({validation.conflicts} conflicts)")
     return Run(ms, coloring.iterations, validation.colors)
-
-
-def variant(text: str) -> tuple[str, dict]:
-    name, _, params = text.partition(":")
-    spec = algorithms.get(name)
-    return name, spec.resolve_params(parse_param_string(params.replace(",", ";")))
 
 
 def sweep(prepared: Prepared, text: str, blowup: float, deadline: float) -> dict[int, Run]:

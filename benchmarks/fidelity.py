@@ -12,11 +12,11 @@ issue 12 measured the library). cusparse ``reorder=true`` is what gcbench timed 
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 from pathlib import Path
 
 import pandas as pd
+from _common import back_to_back
 
 from gcbench import algorithms, load_graph
 from gcbench.algorithms import execute
@@ -41,19 +41,6 @@ def rows(path: Path) -> pd.DataFrame:
     return frame[frame.status == "ok"]
 
 
-def back_to_back(spec: str, reorder: bool, reps: int) -> float:
-    """Median ms of ``reps`` csrcolor calls in a row on one set-up graph, after a warm-up, no
-    validation between them: the way the issue measured the library directly."""
-    cusparse = algorithms.get("cusparse")
-    params = cusparse.resolve_params({"reorder": reorder})
-    view = execute.prepare(load_graph(spec), "gpu").fresh()
-    execute.setup(cusparse, view)
-    execute.run_timed(cusparse, view, None, params)
-    return statistics.median(
-        execute.run_timed(cusparse, view, None, params)[1] for _ in range(reps)
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
@@ -76,9 +63,13 @@ def main() -> None:
               "| back-to-back: coloring only | back-to-back: reorder=true |")  # fmt: skip
         print("| --- | ---: | ---: | ---: | ---: | ---: |")
         table = table.reindex(columns=[False, True])
+        cusparse = algorithms.get("cusparse")
         for spec in CUSPARSE_GRAPHS:
             plain, ordered = table.loc[canonical_spec(spec)]
-            b2b = [back_to_back(spec, reorder, args.reps) for reorder in (False, True)]
+            # csrcolor calls in a row, no validation between them: how the issue timed it
+            prepared = execute.prepare(load_graph(spec), "gpu")
+            b2b = [back_to_back("cusparse", prepared, cusparse.resolve_params({"reorder": r}),
+                                args.reps) for r in (False, True)]  # fmt: skip
             print(f"| {spec} | {plain:.2f} | {ordered:.2f} | {ordered / plain:.2f} "
                   f"| {b2b[0]:.2f} | {b2b[1]:.2f} |")  # fmt: skip
 

@@ -18,15 +18,14 @@ import datetime
 import statistics
 import sys
 
-from _common import LARGE_GRAPHS, time_case
+from _common import LARGE_GRAPHS, header, time_case, variant
 
 from gcbench import algorithms, load_graph
 from gcbench.algorithms.execute import prepare
 from gcbench.algorithms.gpu import runtime
-from gcbench.algorithms.registry import parse_param_string
 from gcbench.errors import GcbenchError
 
-# issue 13's eight graphs, smallest first
+# issue 13's eight graphs: rgg 2^16, then the seeds' large ones (_common.LARGE_GRAPHS)
 GRAPHS = ("gen:rgg?scale=16", *LARGE_GRAPHS)
 CONFIGS = (
     "gm-gpu",
@@ -40,12 +39,6 @@ CONFIGS = (
 HEADER = "| graph | algorithm | params | median ms | min ms | colors | passes | setup ms |"
 
 
-def parse_config(text: str) -> tuple[str, dict]:
-    """``name:k=v,k=v`` -> (name, resolved params)."""
-    name, _, given = text.partition(":")
-    return name, algorithms.get(name).resolve_params(parse_param_string(given.replace(",", ";")))
-
-
 def bench_graph(spec: str, configs: list[str], reps: int, slow_ms: float) -> dict:
     """Rows for one graph; returns {config: (median ms, colors)} of the runs that worked."""
     graph = load_graph(spec)
@@ -53,7 +46,7 @@ def bench_graph(spec: str, configs: list[str], reps: int, slow_ms: float) -> dic
     print(f"{spec}: n={graph.n:,} m={graph.m:,} max degree {graph.max_degree:,}", flush=True)
     results = {}
     for config in configs:
-        name, params = parse_config(config)
+        name, params = variant(config)
         shown = ";".join(f"{k}={v}" for k, v in sorted(params.items()) if k != "reduce")
         try:
             timed = time_case(name, prepared, params, reps=reps, slow_ms=slow_ms)
@@ -99,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"gm-gpu benchmark on {facts.name} (driver {facts.driver_version}, CUDA "
         f"{facts.cuda_runtime}, CuPy {facts.cupy_version}), {datetime.date.today()}, "
-        f"median of {args.reps} warm runs\n\n{HEADER}\n|" + " --- |" * (HEADER.count("|") - 1),
+        f"median of {args.reps} warm runs\n\n{header(HEADER)}",
         flush=True,
     )
     summary = [
