@@ -43,6 +43,13 @@ def data_dir(tmp_path, monkeypatch):
     return path
 
 
+@pytest.fixture
+def no_peers(monkeypatch):
+    """networkx and igraph look uninstalled (None in sys.modules blocks an import)."""
+    for module in ("networkx", "igraph"):
+        monkeypatch.setitem(sys.modules, module, None)
+
+
 @dataclass(frozen=True)
 class Limited:
     """A finished command run under :data:`ADDRESS_SPACE_LIMIT`, with its wall time."""
@@ -55,6 +62,16 @@ class Limited:
     @property
     def error_lines(self) -> list[str]:
         return [line for line in self.stderr.splitlines() if line.startswith("error:")]
+
+    def one_error(self, fragment: str) -> str:
+        """Assert the command failed fast with exit 2 (bad input) and printed exactly one error
+        line holding ``fragment`` (no traceback, nothing else on stderr); return that line."""
+        assert self.returncode == 2, (self.returncode, self.stdout, self.stderr)
+        assert self.seconds < 10, self.seconds
+        assert self.error_lines == self.stderr.splitlines(), self.stderr  # no traceback, no noise
+        assert len(self.error_lines) == 1
+        assert fragment in self.error_lines[0], self.error_lines[0]
+        return self.error_lines[0]
 
 
 def _limit_address_space() -> None:

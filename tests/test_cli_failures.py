@@ -13,15 +13,6 @@ RGG = "gen:rgg?scale=10"
 CPU = ["--device", "cpu", "--quiet"]
 
 
-def _assert_one_clean_error(done, fragment: str, code: int = 2) -> str:
-    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
-    assert done.seconds < 10, done.seconds
-    assert done.error_lines == done.stderr.splitlines(), done.stderr  # no traceback, no noise
-    assert len(done.error_lines) == 1
-    assert fragment in done.error_lines[0], done.error_lines[0]
-    return done.error_lines[0]
-
-
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc")
 @pytest.mark.parametrize(
     ("args", "fragment"),
@@ -34,7 +25,7 @@ def _assert_one_clean_error(done, fragment: str, code: int = 2) -> str:
 )  # fmt: skip
 def test_unwritable_outputs_as_in_the_issue(run_limited, args, fragment):
     done = run_limited(*args)
-    _assert_one_clean_error(done, fragment)
+    done.one_error(fragment)
     assert run_limited.leftovers() == []
 
 
@@ -56,7 +47,7 @@ def test_unwritable_outputs_leave_nothing(run_limited, args, fragment):
     afile.write_text("not a directory\n")
     (run_limited.out / "adir" / "x.trace.csv").mkdir(parents=True)
     done = run_limited(*args)
-    _assert_one_clean_error(done, fragment)
+    done.one_error(fragment)
     assert run_limited.leftovers(afile) == []
 
 
@@ -91,7 +82,7 @@ def test_unwritable_outputs_leave_nothing(run_limited, args, fragment):
 )  # fmt: skip
 def test_option_misuse(run_limited, args, fragment):
     done = run_limited(*args)
-    _assert_one_clean_error(done, fragment)
+    done.one_error(fragment)
     assert run_limited.leftovers() == []
 
 
@@ -99,10 +90,10 @@ def test_suite_file_limits_are_the_options(run_limited):
     suite = run_limited.out / "s.toml"
     suite.write_text(f'graphs = ["{RGG}"]\nblock_sizes = [0]\n[[algorithms]]\nname = "greedy"\n')
     done = run_limited("run", "--suite", "s.toml", *CPU)
-    _assert_one_clean_error(done, "suite s.toml: block_sizes: 0 must be in [1, 1024]")
+    done.one_error("suite s.toml: block_sizes: 0 must be in [1, 1024]")
     suite.write_text(f'graphs = ["{RGG}"]\ntimeout_s = 5\n[[algorithms]]\nname = "greedy"\n')
     done = run_limited("run", "--suite", "s.toml", *CPU)
-    _assert_one_clean_error(done, "key timeout_s is now timeout (named like --timeout)")
+    done.one_error("key timeout_s is now timeout (named like --timeout)")
     assert run_limited.leftovers(suite) == []
 
 
@@ -112,7 +103,7 @@ NO_CUPY = importlib.util.find_spec("cupy") is None
 @pytest.mark.skipif(not NO_CUPY, reason="the hint for a machine without CuPy")
 def test_gpu_algorithm_without_gpu_names_cpu_algorithms_not_options(run_limited):
     done = run_limited("color", RGG, "--algo", "jpl")
-    line = _assert_one_clean_error(done, "jpl runs on the GPU: ")
+    line = done.one_error("jpl runs on the GPU: ")
     assert "CPU algorithms: " in line and "greedy" in line
     assert "--device" not in line and "--offline" not in line
     assert run_limited.leftovers() == []
@@ -121,5 +112,5 @@ def test_gpu_algorithm_without_gpu_names_cpu_algorithms_not_options(run_limited)
 @pytest.mark.skipif(not NO_CUPY, reason="the hint for a machine without CuPy")
 def test_run_on_a_missing_gpu_names_its_own_option(run_limited):
     done = run_limited("run", "--graph", RGG, "--algo", "greedy", "--device", "gpu")
-    _assert_one_clean_error(done, "--device gpu, but no GPU is usable: ")
+    done.one_error("--device gpu, but no GPU is usable: ")
     assert done.error_lines[0].endswith("; --device cpu runs the CPU algorithms")

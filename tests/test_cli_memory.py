@@ -17,14 +17,6 @@ FILES = {
 }
 
 
-def _assert_one_clean_error(done, fragment: str) -> None:
-    assert done.returncode == 2, done.stderr
-    assert done.seconds < 10
-    assert done.error_lines == done.stderr.splitlines(), done.stderr  # no traceback, no noise
-    assert len(done.error_lines) == 1
-    assert fragment in done.error_lines[0]
-
-
 @pytest.mark.parametrize(
     ("spec", "fragment"),
     [
@@ -38,7 +30,7 @@ def _assert_one_clean_error(done, fragment: str) -> None:
 )
 def test_generators_beyond_memory_or_ids(run_limited, spec, fragment):
     done = run_limited("info", spec)
-    _assert_one_clean_error(done, fragment)
+    done.one_error(fragment)
     assert run_limited.leftovers() == []
 
 
@@ -56,7 +48,7 @@ def test_files_declaring_too_much(run_limited, name, fragment):
     path = run_limited.out / name
     path.write_text(FILES[name])
     done = run_limited("info", name)
-    _assert_one_clean_error(done, fragment)
+    done.one_error(fragment)
     assert run_limited.leftovers(path) == []
 
 
@@ -65,7 +57,7 @@ def test_binary_garbage_is_not_echoed(run_limited):
     path = run_limited.out / "junk.txt"
     path.write_bytes(junk)
     done = run_limited("info", "junk.txt")
-    _assert_one_clean_error(done, "junk.txt line 1: vertex id is not an integer in '")
+    done.one_error("junk.txt line 1: vertex id is not an integer in '")
     line = done.error_lines[0]
     assert all(32 <= ord(c) < 127 for c in line), line  # escaped: no raw junk reaches a terminal
     shown = line.split(" in ", 1)[1].split("; ", 1)[0]
@@ -75,10 +67,10 @@ def test_binary_garbage_is_not_echoed(run_limited):
 
 def test_a_low_budget_refuses_a_small_graph(run_limited):
     done = run_limited("info", "gen:rgg?scale=12", env={"GCBENCH_MAX_MEMORY": "10M"})
-    _assert_one_clean_error(done, "budget 10.0 MiB (GCBENCH_MAX_MEMORY=10M)")
+    done.one_error("budget 10.0 MiB (GCBENCH_MAX_MEMORY=10M)")
     assert run_limited.leftovers() == []
 
 
 def test_a_malformed_budget_is_one_error(run_limited):
     done = run_limited("info", "gen:cycle?n=5", env={"GCBENCH_MAX_MEMORY": "lots"})
-    _assert_one_clean_error(done, "GCBENCH_MAX_MEMORY='lots' is not a size")
+    done.one_error("GCBENCH_MAX_MEMORY='lots' is not a size")

@@ -3,20 +3,10 @@ without importing the packages or touching CUDA; the notes name the extra to ins
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-
-import pytest
 
 from gcbench import algorithms
 from gcbench.algorithms.availability import code_files, installed, skip_notes, unusable
-
-
-@pytest.fixture
-def no_peers(monkeypatch):
-    """networkx and igraph look uninstalled (None in sys.modules blocks an import)."""
-    for module in ("networkx", "igraph"):
-        monkeypatch.setitem(sys.modules, module, None)
 
 
 def test_installed_finds_packages_without_importing_them():

@@ -175,12 +175,6 @@ def test_standin_skipped_and_unloadable_graphs_offline(bench_env, tmp_path):
     assert resumed.written == 0
 
 
-@pytest.fixture
-def no_peers(monkeypatch):
-    for module in ("networkx", "igraph"):
-        monkeypatch.setitem(sys.modules, module, None)
-
-
 def test_all_means_the_algorithms_usable_here(no_peers):
     plan = runner.plan(graphs=[GRAPH], algorithms=["all"], choice=CPU)
     names = {case.algorithm for case in plan.cases}

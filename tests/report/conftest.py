@@ -80,6 +80,36 @@ def write_trace(tmp_path):
 
 
 @pytest.fixture
+def pixel_spread():
+    """``pixel_spread(path)``: the standard deviation of a PNG's grey levels (~0 if blank)."""
+    import numpy as np
+    from PIL import Image
+
+    def spread(path: Path) -> float:
+        return float(np.asarray(Image.open(path).convert("L"), dtype=float).std())
+
+    return spread
+
+
+@pytest.fixture
+def built():
+    """``built(rep)``: a Report's figures by name, drawn (so their ticks exist), and why any
+    is missing."""
+    from gcbench.report.aggregate import best_block_per_config
+    from gcbench.report.plots import Style, figures, palette
+
+    def build(rep: Any) -> tuple[dict, dict]:
+        best = best_block_per_config(rep.summary)
+        style = Style(palette(sorted(rep.summary.config.unique())), rep.where, rep.timing)
+        made, missing = figures(rep.summary, best, rep.traces, rep.baseline, style)
+        for fig in made.values():
+            fig.draw_without_rendering()
+        return made, missing
+
+    return build
+
+
+@pytest.fixture
 def mixed_rows() -> list[dict]:
     """Two graphs, CPU and GPU configurations, a block-size sweep, and failed repetitions."""
     return make_mixed_rows()

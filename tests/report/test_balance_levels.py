@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
-from PIL import Image
 
 from gcbench.bench.results import COLUMNS, TRACE_COLUMNS
 from gcbench.report import report
-from gcbench.report.aggregate import best_block_per_config
-from gcbench.report.plots import Style, figures, palette
 from gcbench.report.tables import SUMMARY_COLUMNS, markdown, sections
 
 GPU = {"backend": "gpu", "device": "gpu", "device_name": "H200", "block_size": 256}
@@ -66,19 +62,20 @@ def test_no_levels_table_without_the_metric(write_csv, reps):
     assert not any(title.startswith("Levels") for title, _ in sections(rep))
 
 
-def test_results_without_the_new_columns_still_report(write_csv, reps):
+def test_results_without_the_new_columns_still_report(write_csv, reps, built):
     old = [c for c in COLUMNS if c not in ("min_class", "max_class", "class_cv")]
     path = write_csv([{k: v for k, v in r.items() if k in old} for r in rows(reps)],
                      columns=old)  # fmt: skip
     rep = report([path])
     assert rep.summary.class_cv.isna().all()
-    best = best_block_per_config(rep.summary)
-    style = Style(palette(sorted(rep.summary.config.unique())), rep.where, rep.timing)
-    assert "balance" not in figures(rep.summary, best, None, rep.baseline, style)[0]
+    assert rep.traces is None  # no trace file: the plot has only the class-size columns
+    assert "balance" not in built(rep)[0]
 
 
 @pytest.mark.slow
-def test_balance_plot_draws_ranges_and_every_class(tmp_path, write_csv, write_trace, reps):
+def test_balance_plot_draws_ranges_and_every_class(
+    tmp_path, write_csv, write_trace, reps, built, pixel_spread
+):
     path = write_csv(rows(reps))
     write_trace(
         trace("g1", "ecl-gc", "balance=none", 256, [60, 30, 8, 2])
@@ -86,13 +83,9 @@ def test_balance_plot_draws_ranges_and_every_class(tmp_path, write_csv, write_tr
     )
     rep = report([path], out=tmp_path / "out", dpi=60)
     assert (tmp_path / "out" / "balance.png") in rep.written
-    grey = np.asarray(Image.open(tmp_path / "out" / "balance.png").convert("L"), dtype=float)
-    assert grey.std() > 20
-    best = best_block_per_config(rep.summary)
-    style = Style(palette(sorted(rep.summary.config.unique())), rep.where, rep.timing)
-    made, _ = figures(rep.summary, best, rep.traces, rep.baseline, style)
+    assert pixel_spread(tmp_path / "out" / "balance.png") > 20
+    made, _ = built(rep)
     fig = made["balance"]
-    fig.draw_without_rendering()
     panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
     assert [ax.get_title() for ax in panels] == ["g1", "g2"]
     ticks = [t.get_text() for t in panels[0].get_xticklabels()]

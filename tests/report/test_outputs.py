@@ -36,11 +36,6 @@ def png_size(path) -> tuple[int, int]:
     return struct.unpack(">II", head[16:24])
 
 
-def pixel_spread(path) -> float:
-    """Standard deviation of the grey levels: ~0 for a blank image."""
-    return float(np.asarray(Image.open(path).convert("L"), dtype=float).std())
-
-
 def test_markdown_tables_parse(write_csv, mixed_rows):
     text = report([write_csv(mixed_rows)], format="markdown").render()
     assert text.startswith("# gcbench report")
@@ -80,7 +75,7 @@ def test_rich_tables_leave_out_columns_to_fit(write_csv, mixed_rows):
     assert "ecl-gc@128" in wide and "ecl-gc@" in narrow
 
 
-def test_out_writes_summary_and_plots(traced_report):
+def test_out_writes_summary_and_plots(traced_report, pixel_spread):
     rep, out = traced_report
     names = {p.name for p in rep.written}
     assert names == {"summary.csv", "summary.md", "time.png", "colors.png", "speedup.png",
@@ -132,7 +127,7 @@ def test_trace_plot_is_a_graph_by_series_grid(traced_report):
     assert png_size(out / "trace.png") == (round(width * DPI), round(height * DPI))
 
 
-def test_many_graphs_wrap_onto_rows(tmp_path, write_csv, row):
+def test_many_graphs_wrap_onto_rows(tmp_path, write_csv, row, pixel_spread):
     rows = [row(f"gen:rgg?scale={s}&seed=0", f"algo-{a}", 1.0 + a + s, params=f"k={a}")
             for s in range(10, 18) for a in range(10)]  # fmt: skip
     rep = report([write_csv(rows)])
