@@ -14,14 +14,16 @@ Each part is a real ``gcbench run --device gpu`` subprocess on the same cases:
 A priming run first (the same cases, --reps 1 --warmup 0; skip with --no-prime) generates the
 graphs and compiles every kernel into CuPy's disk cache, so every measured part starts warm.
 
-Suite (a flag: --suite, --algo): the Deveci block-size sweep, configs/blocksize-sweep.toml (7
-generated stand-ins x block sizes 1..1024) with four VB/EB variants, vb, vb-bit, eb-tent and
-eb-er: 28 (graph, algorithm) pairs, 308 cases, 924 rows. The suite's own two variants took 33 s
-for 462 rows on an H200, so expect about 60-70 s for each one-GPU part, 35-40 s for each
-two-GPU part, about 20 s for the prime, and 5-10 s more for a cluster part's Dask start-up:
+Suite (a flag: --suite, --algo): configs/engines.toml, the Deveci block-size study's 7
+generated stand-ins and block sizes 1..1024 with the six deterministic block-size-sensitive GPU
+algorithms (jpl, jpl-minmax, gunrock, cohen, luby, very-random): 42 (graph, algorithm) pairs,
+462 cases, 5 repetitions, 2310 rows. Deterministic, so that two runs of a case do the same work
+(the speculative VB/EB variants' medians differed by 5-9 % between two identical one-GPU
+runs). Each one-GPU part should take over a minute, a two-GPU part about half, a cluster part
+5-10 s more for Dask's start-up:
 
-    --preset one-gpu   prime, plain, gpus1, cluster1                  about 4 minutes
-    --preset two-gpus  prime, gpus1, cluster1, gpus2, cluster2, shards2   about 5 minutes
+    --preset one-gpu   prime, plain, gpus1, cluster1
+    --preset two-gpus  prime, gpus1, cluster1, gpus2, cluster2, shards2
     --quick            2 graphs, 3 block sizes, 1 rep: checks the script itself, about 1 min
 
 Each comparison is against the part's baseline (gpus1/cluster1 vs plain, gpus2/shards2 vs
@@ -53,8 +55,7 @@ from pathlib import Path
 
 import pandas as pd
 
-SUITE = ["--suite", "blocksize-sweep"]
-ALGOS = ["vb", "vb-bit", "eb-tent", "eb-er"]
+SUITE = ["--suite", "engines"]
 QUICK = ["--graph", "gen:rgg?scale=16&seed=0", "--graph", "gen:kron?scale=14&seed=0",
          "--block-size", "1,32,1024", "--reps", "1"]  # fmt: skip
 ENGINES = {
@@ -145,8 +146,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", choices=sorted(PRESETS), default=None)
     parser.add_argument("--parts", default=None, help=f"comma list of {', '.join(ENGINES)}")
-    parser.add_argument("--suite", default=None, help="suite name/file (default blocksize-sweep)")
-    parser.add_argument("--algo", action="append", default=None, help=f"default {ALGOS}")
+    parser.add_argument("--suite", default=None, help="suite name/file (default engines)")
+    parser.add_argument("--algo", action="append", default=[], help="default: the suite's")
     parser.add_argument("--quick", action="store_true", help="a tiny suite: checks the script")
     parser.add_argument("--no-prime", action="store_true")
     parser.add_argument("--device", default="gpu", help="cpu: try the script without a GPU")
@@ -158,7 +159,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown part(s) {unknown}; choose from {list(ENGINES)}")
     cases = ["--suite", args.suite] if args.suite else list(SUITE)
-    cases += [a for algo in (args.algo or ALGOS) for a in ("--algo", algo)]
+    cases += [a for algo in args.algo for a in ("--algo", algo)]
     cases += [*(QUICK if args.quick else []), "--device", args.device]
     if any(name.startswith("cluster") for name in names):
         try:

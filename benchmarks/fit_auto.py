@@ -8,13 +8,13 @@ and ``auto`` rows left out) gets its median time and colors per graph. Threshold
 from the geometric midpoints between the graphs' values (skew over all graphs; nnz over the
 graphs that are not skewed, as the decision list asks), and for each kind of graph the
 configuration with the best geometric mean, over that kind's graphs, of time / fastest
-(``fast``) or colors / fewest, then time (``fewest``). Only configurations measured on every
-graph of the backend compete, so fit on one consistent set of runs. The thresholds with the
-best overall mean of the first ratio win; ties go to more kinds of graph told apart (skewed,
-large and small graphs are different regimes unless the data says otherwise), then to the
-better worst graph, then to the widest gap between the graphs a threshold separates. Kinds no
-graph falls into get the configuration best over all graphs. Prints the rule as Python; ``--write``
-puts it between the markers in auto.py.
+(``fast``) or colors / fewest, then reduction, then time (``fewest``). Only configurations
+measured on every graph of the backend compete, so fit on one consistent set of runs. The
+thresholds with the best overall mean of the first ratio win; ties go to more kinds of graph
+told apart (skewed, large and small graphs are different regimes unless the data says
+otherwise), then to the better worst graph, then to the widest gap between the graphs a
+threshold separates. Kinds no graph falls into get the configuration best over all graphs.
+Prints the rule as Python; ``--write`` puts it between the markers in auto.py.
 
 Evaluate: for every graph with ``auto`` rows, auto's median time against the fastest other
 configuration and its colors against the fewest, per objective, with the issue's targets
@@ -140,9 +140,18 @@ def best(
     scored = []
     for config in configs:
         ratios = [table.ratio(g, config, objective) for g in graphs]
-        scored.append(((geomean(r[0] for r in ratios), geomean(r[1] for r in ratios)), config))
-    score, config = min(scored, key=lambda s: (s[0], str(s[1])))
+        score = (geomean(r[0] for r in ratios), geomean(r[1] for r in ratios))
+        rank = score if objective == "fast" else (score[0], not reduces(config), score[1])
+        scored.append((rank, str(config), score, config))
+    _, _, score, config = min(scored)
     return config, score
+
+
+def reduces(config: Config) -> bool:
+    """Whether ``config`` ends with color reduction. Between configurations with as few colors
+    on the fitted graphs, ``fewest`` takes one that reduces, then the faster: reduction never
+    adds a color and removes some on graphs the fit may not have (er, regular: docs/auto.md)."""
+    return parse_param_string(config[1]).get("reduce", "none") != "none"
 
 
 def fit(table: Table) -> tuple[Rule, list[str]]:

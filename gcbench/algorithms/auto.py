@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import ModuleType
+from functools import cache
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 import numpy as np
@@ -118,8 +119,8 @@ RULES = {
             },
             "fewest": {
                 "skewed": Pick("gm-gpu", "batch=8;buckets=degree;reduce=none", 256),
-                "large": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
-                "small": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
+                "large": Pick("ecl-gc", "reduce=both;shortcuts=both", 512),
+                "small": Pick("ecl-gc", "reduce=both;shortcuts=both", 512),
             },
         },
     ),
@@ -133,14 +134,15 @@ def choose(f: Features, objective: str, backend: str) -> Pick:
     return rule.picks[objective][rule.kind(f)]
 
 
-def _chosen(pick: Pick, backend: str, reduce: str) -> tuple[AlgorithmSpec, dict[str, Any]]:
+@cache
+def _chosen(pick: Pick, backend: str, reduce: str) -> tuple[AlgorithmSpec, Mapping[str, Any]]:
     """The picked spec and its resolved parameters (``reduce`` overrides the pick's unless
-    it is "auto")."""
+    it is "auto"); cached, as the timed call asks for them each time (read-only)."""
     spec = get(pick.algorithm, backend)
     given = parse_param_string(pick.params)
     if reduce != "auto":
         given["reduce"] = reduce
-    return spec, spec.resolve_params(given)
+    return spec, MappingProxyType(spec.resolve_params(given))
 
 
 def recorded(objective: str, reduce: str, pick: Pick, params: Mapping[str, Any]) -> dict:
@@ -153,21 +155,42 @@ def recorded(objective: str, reduce: str, pick: Pick, params: Mapping[str, Any])
     return out
 
 
+@dataclass(frozen=True)
+class _Probe:
+    """Per device graph, made in setup: the max-degree slot, the pinned host word it is read
+    into, and the pass's launch shape."""
+
+    slot: Any
+    host: Any
+    grid: int
+
+    @classmethod
+    def make(cls, handle: Any) -> _Probe:
+        from cupyx import empty_pinned
+
+        from gcbench.algorithms.gpu import runtime
+
+        grid = min(runtime.grid_for(handle.n, 256), runtime.persistent_grid(256))
+        return cls(runtime.scalar_counter(), empty_pinned(1, dtype=np.int32), grid)
+
+
 def _features_of(handle: Any, backend: str) -> Features:
     """The features, inside the timed call: on the GPU one pass of ``kernels/features.cu``
-    and a 4-byte read (CuPy's generic diff, max and stack cost ~0.2 ms of launches)."""
+    and a 4-byte read into pinned memory (a memset, a launch, a copy: 0.05 ms of CuPy
+    allocations and generic reductions less, docs/auto.md)."""
     if backend == "cpu":
         return features(handle.indptr, np)
     from gcbench.algorithms.gpu import runtime
 
     if handle.n == 0:
         return Features(0, 0, 0)
-    top = runtime.cupy().zeros(1, dtype=np.int32)
-    grid = min(runtime.grid_for(handle.n, 256), runtime.persistent_grid(256))
+    probe = handle.extra("auto", _Probe.make)
+    probe.slot.data.memset_async(0, 4)
     runtime.kernel("features", "max_degree")(
-        (grid,), (256,), (np.int32(handle.n), handle.indptr, top)
+        (probe.grid,), (256,), (np.int32(handle.n), handle.indptr, probe.slot)
     )
-    return Features(handle.n, handle.nnz, int(top.get()[0]))
+    probe.slot.get(out=probe.host)  # blocking: returns once the pass and the copy are done
+    return Features(handle.n, handle.nnz, int(probe.host[0]))
 
 
 def _runner(backend: str):  # type: ignore[no-untyped-def]
@@ -180,7 +203,7 @@ def _runner(backend: str):  # type: ignore[no-untyped-def]
 
         pick = choose(_features_of(handle, backend), objective, backend)
         spec, params = _chosen(pick, backend, reduce)
-        coloring = invoke(spec, handle, pick.block_size, params)
+        coloring = invoke(spec, handle, pick.block_size, dict(params))
         coloring.params = recorded(objective, reduce, pick, params)
         return coloring
 
@@ -197,7 +220,7 @@ def _setup(backend: str):  # type: ignore[no-untyped-def]
         for picks in RULES[backend].picks.values():
             for pick in picks.values():
                 spec, params = _chosen(pick, backend, "auto")
-                prime(spec, pick.block_size, params)
+                prime(spec, pick.block_size, dict(params))
         f = _features_of(handle, backend)
         for objective in OBJECTIVES:
             spec = get(choose(f, objective, backend).algorithm, backend)
