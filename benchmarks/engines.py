@@ -14,17 +14,16 @@ Each part is a real ``gcbench run --device gpu`` subprocess on the same cases:
 A priming run first (the same cases, --reps 1 --warmup 0; skip with --no-prime) generates the
 graphs and compiles every kernel into CuPy's disk cache, so every measured part starts warm.
 
-Suite (a flag: --suite, --algo): configs/engines.toml, the Deveci block-size study's 7
-generated stand-ins and block sizes 1..1024 with the six deterministic block-size-sensitive GPU
-algorithms (jpl, jpl-minmax, gunrock, cohen, luby, very-random): 42 (graph, algorithm) pairs,
-462 cases, 5 repetitions, 2310 rows. Deterministic, so that two runs of a case do the same work
-(the speculative VB/EB variants' medians differed by 5-9 % between two identical one-GPU
-runs). Each one-GPU part should take over a minute, a two-GPU part about half, a cluster part
-5-10 s more for Dask's start-up:
+Suite (a flag: --suite, --algo): configs/engines.toml, deterministic GPU algorithms only (the
+independent-set codes at block sizes 64, 256 and 1024, cusparse, cf, ecl-gc) on ten graphs of
+similar cost (kron 19 and kron 17 with edge factor 48, three seeds each, two R-MAT 18, rgg 22,
+grid 2048): 150 cases, 7 repetitions, 1050 rows. Deterministic, so that two runs of a case do
+the same work (the speculative VB/EB variants' medians differed by 5-9 % between two identical
+one-GPU runs). The parts are sized by GPU work, over a minute on one GPU:
 
     --preset one-gpu   prime, plain, gpus1, cluster1
     --preset two-gpus  prime, gpus1, cluster1, gpus2, cluster2, shards2
-    --quick            2 graphs, 3 block sizes, 1 rep: checks the script itself, about 1 min
+    --quick            2 graphs, 2 block sizes, 1 rep: checks the script itself, about 1 min
 
 Each comparison is against the part's baseline (gpus1/cluster1 vs plain, gpus2/shards2 vs
 gpus1, cluster2 vs cluster1, when run): wall time and throughput (baseline wall / wall: the
@@ -57,7 +56,7 @@ import pandas as pd
 
 SUITE = ["--suite", "engines"]
 QUICK = ["--graph", "gen:rgg?scale=16&seed=0", "--graph", "gen:kron?scale=14&seed=0",
-         "--block-size", "1,32,1024", "--reps", "1"]  # fmt: skip
+         "--block-size", "64,1024", "--reps", "1"]  # fmt: skip
 ENGINES = {
     "plain": [],
     "gpus1": ["--gpus", "0"],
