@@ -230,10 +230,13 @@ def write_rule(source: str, path: Path = AUTO_PY) -> None:
 
 
 def chosen_config(params: str) -> Config:
-    """The configuration an auto row's ``choice.*`` params name."""
+    """The configuration an auto row's ``choice.*`` params name, with auto's own ``balance``
+    (applied after the choice, so recorded once, as auto's)."""
     given = parse_param_string(params)
     prefix = auto.CHOICE + "."
     chosen = {k[len(prefix) :]: v for k, v in given.items() if k.startswith(prefix)}
+    if "balance" in given:
+        chosen["balance"] = given["balance"]
     block = chosen.pop("block_size", None)
     text = ";".join(f"{k}={chosen[k]}" for k in sorted(chosen))
     return given.get(auto.CHOICE, "?"), text, None if block is None else int(block)

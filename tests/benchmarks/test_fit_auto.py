@@ -139,3 +139,13 @@ def test_a_table_without_a_common_configuration_is_refused(tmp_path):
     table = fit_auto.tables(fit_auto.read_rows([_write(tmp_path / "x.csv", rows)]))["gpu"]
     with pytest.raises(SpecError, match="measured on every graph"):
         fit_auto.fit(table)
+
+
+def test_an_auto_row_names_its_choice_with_autos_own_balance():
+    # auto records balance once, as its own; the choice ran under it, as the direct row did
+    params = "balance=shuffle;choice=ecl-gc;choice.block_size=512;choice.reduce=none;" \
+             "choice.shortcuts=both;objective=fast;reduce=auto"  # fmt: skip
+    assert fit_auto.chosen_config(params) == (
+        "ecl-gc", "balance=shuffle;reduce=none;shortcuts=both", 512
+    )  # fmt: skip
+    assert fit_auto.chosen_config("choice=cohen;objective=fast") == ("cohen", "", None)
