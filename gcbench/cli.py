@@ -556,11 +556,13 @@ def levels_(matrix: str, algorithms: tuple[str, ...], params: dict[str, tuple[st
     """Levels of a level-scheduled lower-triangular solve of MATRIX, natural vs reordered by
     ALGO's color classes, and (with a GPU) the time of cuSPARSE's solve on both."""
     from gcbench.algorithms import canonical_params
+    from gcbench.bench.plugins import load_plugins
     from gcbench.levels import report
 
     algorithm, chosen, block_size = _one_configuration(
         algorithms, params, block_sizes, "levels reorders by one coloring"
     )
+    load_plugins()  # GCBENCH_PLUGINS' algorithms, as in gcbench color and run
     rep = report(matrix, algorithm, block_size=block_size, device=device, solve=solve, reps=reps,
                  warmup=warmup, **chosen)  # fmt: skip
     m, g = rep.metrics, rep.graph

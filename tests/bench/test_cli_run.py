@@ -180,6 +180,14 @@ def test_color_exits_1_when_the_algorithm_fails(bench_env, tmp_path):
     assert done.returncode == 1 and "valid        NO" in done.stdout
 
 
+def test_levels_colors_with_a_plugin_algorithm(bench_env):
+    done = gcbench(bench_env, "levels", "gen:grid2d?side=6", "--algo", "test-distinct",
+                   "--device", "cpu", "--no-solve")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "algorithm    test-distinct" in done.stdout
+    assert "colors       36" in done.stdout  # a color per vertex: one level per vertex too
+
+
 def test_color_interrupted_exits_130_and_leaves_no_file(bench_env, tmp_path):
     out = tmp_path / "c.txt"
     env = {**bench_env, "GCBENCH_DATA": str(tmp_path / "data")}
