@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from gcbench.errors import FetchError, GraphTooLargeError, RoundCapError, UnsupportedError
+from gcbench.errors import (
+    FetchError,
+    GraphTooLargeError,
+    InputError,
+    RoundCapError,
+    UnsupportedError,
+)
 
 MAX_MESSAGE = 500
 
@@ -81,6 +87,14 @@ def classify(exc: BaseException) -> tuple[str, str]:
         status = "error"
     text = str(exc) if "GcbenchError" in names else f"{type(exc).__name__}: {exc}"
     return status, one_line(text)
+
+
+def needs_fresh_context(backend: str, status: str, exc: BaseException) -> bool:
+    """Whether a failed GPU case replaces the worker: after an unexpected error or an
+    out-of-memory the CUDA context may be unusable. A gcbench input error (a parameter or
+    block size the algorithm refuses) is raised by gcbench's own checks, never by CUDA, so the
+    worker and its loaded graph stay (a sweep's refused block sizes cost no restart)."""
+    return backend == "gpu" and status in ("error", "oom") and not isinstance(exc, InputError)
 
 
 def class_size_series(colors: Any) -> list[float]:
@@ -275,5 +289,5 @@ class _Worker:
             for rep in job.reps[done:]:
                 fields = {**device, "rep": rep, "status": status, "error": message}
                 self.conn.send(("row", fields, None))
-            return spec.backend == "gpu" and status in ("error", "oom")
+            return needs_fresh_context(spec.backend, status, exc)
         return False
