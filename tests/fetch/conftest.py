@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import socket
 import sys
 import tarfile
 import threading
@@ -204,3 +205,11 @@ def files_under(path: Path) -> list[Path]:
 @pytest.fixture
 def leftovers():
     return files_under
+
+
+@pytest.fixture
+def closed_port() -> str:
+    """``http://127.0.0.1:PORT`` where nobody listens (a port bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 
@@ -74,13 +73,11 @@ def test_fetch_needs_specs_and_list_graphs_says_when_empty(data_dir):
     assert empty.returncode == 0 and empty.stdout.startswith("no cached graphs in")
 
 
-def test_a_suite_without_network_reports_the_cause_once(run_limited, monkeypatch):
+def test_a_suite_without_network_reports_the_cause_once(run_limited, closed_port):
     """seed-ecl's 13 remote graphs against a closed port: one error line with the cause and
     every graph it hit, exit 1 (fetch's code for graphs that could not be fetched)."""
-    with socket.socket() as sock:  # a port nobody listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    closed = f"http://127.0.0.1:{port}"
+    closed = closed_port
+    port = closed.rsplit(":", 1)[1]
     env = {"GCBENCH_SUITESPARSE_URL": closed, "GCBENCH_SNAP_URL": closed + "/snap"}
     done = run_limited("fetch", "--suite", "seed-ecl", env=env)
     assert done.returncode == 1, done.stderr

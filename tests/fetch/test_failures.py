@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import tarfile
 
 import pytest
@@ -36,11 +35,9 @@ def test_html_page_with_status_200_is_refused(server, data_dir, leftovers):
     assert leftovers(data_dir) == []
 
 
-def test_unreachable_host_message(monkeypatch, data_dir, leftovers):
-    with socket.socket() as sock:  # a port nobody listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    monkeypatch.setenv("GCBENCH_SUITESPARSE_URL", f"http://127.0.0.1:{port}")
+def test_unreachable_host_message(monkeypatch, data_dir, leftovers, closed_port):
+    port = closed_port.rsplit(":", 1)[1]
+    monkeypatch.setenv("GCBENCH_SUITESPARSE_URL", closed_port)
     with pytest.raises(FetchError) as info:
         load_remote("ss:Test/tiny", data_dir=data_dir, offline=False)
     assert one_line(info) == (
