@@ -134,8 +134,7 @@ def test_reduce_overrides_the_pick(monkeypatch):
     assert "colors_after" in result.trace
 
 
-def test_auto_rows_through_the_runner_carry_the_choice(tmp_path, monkeypatch):
-    monkeypatch.setenv("GCBENCH_DATA", str(tmp_path / "data"))
+def test_auto_rows_through_the_runner_carry_the_choice(tmp_path, data_dir):
     out = tmp_path / "rows.csv"
     summary = runner.run(graphs=["gen:grid2d?side=20"], algorithms=["auto", "greedy"],
                          params={"objective": "fast,fewest"}, reps=2, warmup=0, out=out,

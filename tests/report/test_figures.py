@@ -84,7 +84,7 @@ def test_every_log_axis_has_labelled_ticks(write_csv, suite_rows, graphs, built)
     assert checked >= 2 + 2 * graphs
 
 
-def test_short_bars_and_speedups_below_one_get_labels(tmp_path, write_csv, reps, built):
+def test_short_bars_and_speedups_below_one_get_labels(write_csv, reps, built):
     # rgg 20's case: a 111 ms bar among times up to 5 s; speedups from 0.04 to 0.9
     rows = [*reps("g1", "fast", [111, 111]), *reps("g1", "slow", [5000, 5000]),
             *reps("g1", "base", [4000, 4000]), *reps("g2", "fast", [200, 200]),
