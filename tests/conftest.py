@@ -111,3 +111,22 @@ def run_limited(data_dir, tmp_path) -> LimitedRunner:
     out = tmp_path / "out"
     out.mkdir()
     return LimitedRunner(out, data_dir)
+
+
+@pytest.fixture
+def cli():
+    """``cli(*args, env=None, cwd=None, timeout=120)``: ``python -m gcbench ARGS`` in a
+    subprocess; ``env`` defaults to this process's (the fixtures' GCBENCH_* variables)."""
+
+    def run(*args: str, env=None, cwd=None, timeout: float = 120) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "gcbench", *args],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ) if env is None else env,
+            cwd=cwd,
+            timeout=timeout,
+            check=False,
+        )
+
+    return run

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -91,17 +89,12 @@ def test_unreachable_scheduler_is_one_line_and_leaves_no_file(bench_env, tmp_pat
     assert not (tmp_path / "r.csv").exists()
 
 
-def gcbench(*args: str, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gcbench", *args], capture_output=True,
-                          text=True, env=env, timeout=120)  # fmt: skip
-
-
-def test_cluster_without_the_extra_is_one_line(tmp_path):
+def test_cluster_without_the_extra_is_one_line(tmp_path, cli):
     blocker = tmp_path / "sitecustomize.py"  # makes `import distributed` fail, as uninstalled
     blocker.write_text("import sys\nsys.modules['distributed'] = None\n")
     path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
-    done = gcbench("run", "--device", "cpu", "--cluster", "local", "--out",
-                   str(tmp_path / "r.csv"), env={**os.environ, "PYTHONPATH": path})  # fmt: skip
+    done = cli("run", "--device", "cpu", "--cluster", "local", "--out", str(tmp_path / "r.csv"),
+               env={**os.environ, "PYTHONPATH": path})  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         "error: --cluster needs distributed, which does not import (import of distributed "
@@ -110,17 +103,17 @@ def test_cluster_without_the_extra_is_one_line(tmp_path):
     assert not (tmp_path / "r.csv").exists()
 
 
-def test_merge_command(tmp_path):
+def test_merge_command(tmp_path, cli):
     columns = ["graph", "algorithm", "params", "block_size", "rep", "status"]
     a = pd.DataFrame([["g", "greedy", "", "", 0, "ok"]], columns=columns)
     b = pd.DataFrame([["g", "greedy", "", "", 1, "ok"]], columns=columns)
     a.to_csv(tmp_path / "a.csv", index=False)
     b.to_csv(tmp_path / "b.csv", index=False)
-    done = gcbench("merge", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--out",
-                   str(tmp_path / "all.csv"))  # fmt: skip
+    done = cli("merge", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--out",
+               str(tmp_path / "all.csv"))  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip().endswith("all.csv")
     assert pd.read_csv(tmp_path / "all.csv").rep.tolist() == [0, 1]
-    done = gcbench("merge", str(tmp_path / "a.csv"), str(tmp_path / "a.csv"), "--out",
-                   str(tmp_path / "again.csv"))  # fmt: skip
+    done = cli("merge", str(tmp_path / "a.csv"), str(tmp_path / "a.csv"), "--out",
+               str(tmp_path / "again.csv"))  # fmt: skip
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "hold the same repetition" in done.stderr

@@ -5,8 +5,6 @@ runner and API. The GPU half uses a device spin of known length; the CPU half ru
 from __future__ import annotations
 
 import statistics
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -72,17 +70,14 @@ def test_api_reports_the_median_of_its_repetitions(bench_env):
     assert folded.time_ms >= SETUP_MS + RUN_MS and folded.count_setup
 
 
-def first_against_later(env, tmp_path, device, graph, algorithms, cache_var):
+def first_against_later(cli, env, tmp_path, device, graph, algorithms, cache_var):
     """Run ``algorithms`` with no warm-up and a fresh, empty kernel cache; per algorithm, the
     first repetition's time over the median of the later ones."""
     out = tmp_path / "cold.csv"
     env = {**env, cache_var: str(tmp_path / "empty-cache")}
-    done = subprocess.run(
-        [sys.executable, "-m", "gcbench", "run", "--graph", graph, "--warmup", "0", "--reps",
-         "5", "--device", device, "--quiet", "--out", str(out),
-         *[arg for a in algorithms for arg in ("--algo", a)]],
-        capture_output=True, text=True, env=env, timeout=600,
-    )  # fmt: skip
+    done = cli("run", "--graph", graph, "--warmup", "0", "--reps", "5", "--device", device,
+               "--quiet", "--out", str(out), *[arg for a in algorithms for arg in ("--algo", a)],
+               env=env, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr
     frame = pd.read_csv(out)
     ratios = {}
@@ -93,9 +88,9 @@ def first_against_later(env, tmp_path, device, graph, algorithms, cache_var):
 
 
 @pytest.mark.slow
-def test_numba_compilation_is_not_timed_without_warmup(bench_env, tmp_path):
+def test_numba_compilation_is_not_timed_without_warmup(bench_env, tmp_path, cli):
     ratios = first_against_later(
-        bench_env, tmp_path, "cpu", "gen:rgg?scale=18", ["greedy"], "NUMBA_CACHE_DIR"
+        cli, bench_env, tmp_path, "cpu", "gen:rgg?scale=18", ["greedy"], "NUMBA_CACHE_DIR"
     )
     slow_first = {name: ratio for name, ratio in ratios.items() if ratio >= 2}
     assert not slow_first, slow_first
@@ -109,12 +104,12 @@ def test_gpu_setup_ms_is_the_setup_and_time_ms_the_spin(bench_env, tmp_path):
 
 @pytest.mark.gpu
 @pytest.mark.slow
-def test_nvrtc_compilation_is_not_timed_without_warmup(bench_env, tmp_path):
+def test_nvrtc_compilation_is_not_timed_without_warmup(bench_env, tmp_path, cli):
     from gcbench import algorithms
 
     names = [s.name for s in algorithms.all_specs("gpu") if not s.name.startswith("test-")]
     ratios = first_against_later(
-        bench_env, tmp_path, "gpu", "gen:rgg?scale=18", names, "CUPY_CACHE_DIR"
+        cli, bench_env, tmp_path, "gpu", "gen:rgg?scale=18", names, "CUPY_CACHE_DIR"
     )
     assert set(ratios) == set(names)
     slow_first = {name: ratio for name, ratio in ratios.items() if ratio >= 2}

@@ -2,25 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 from gcbench.bench.suite import remote_specs
 
 
-def gcbench(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "gcbench", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=dict(os.environ),  # the fixtures' GCBENCH_* variables
-        check=False,
-    )
-
-
-def test_fetch_then_list_graphs(server, make, data_dir, tmp_path):
+def test_fetch_then_list_graphs(server, make, data_dir, tmp_path, cli):
     server.put("files/ssstats.csv", make.ssstats([("Test", "tiny", 60, 60, 400)]))
     tar = make.tarball([("tiny/tiny.mtx", make.mtx_text(make.random_matrix(60, 400, 0)))])
     server.put("MM/Test/tiny.tar.gz", tar)
@@ -33,7 +18,7 @@ def test_fetch_then_list_graphs(server, make, data_dir, tmp_path):
         '[[algorithms]]\nname = "greedy"\n'
     )
 
-    done = gcbench("fetch", "--suite", str(suite))
+    done = cli("fetch", "--suite", str(suite))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert [line.split()[:2] for line in lines] == [
@@ -42,10 +27,10 @@ def test_fetch_then_list_graphs(server, make, data_dir, tmp_path):
     ]
     assert "n=60" in lines[1]
 
-    again = gcbench("fetch", "ss:Test/tiny")
+    again = cli("fetch", "ss:Test/tiny")
     assert again.returncode == 0 and again.stdout.startswith("cached")
 
-    listed = gcbench("list", "graphs")
+    listed = cli("list", "graphs")
     assert listed.returncode == 0, listed.stderr
     header, *rows = listed.stdout.splitlines()
     assert header.split() == ["spec", "vertices", "edges", "size", "source"]
@@ -54,9 +39,9 @@ def test_fetch_then_list_graphs(server, make, data_dir, tmp_path):
     assert rows[0].endswith(f"{server.url}/snap/wiki-Tiny.txt.gz")
 
 
-def test_fetch_failure_is_one_line_and_exit_1(server, make, data_dir):
+def test_fetch_failure_is_one_line_and_exit_1(server, make, data_dir, cli):
     server.put("files/ssstats.csv", make.ssstats([("Test", "tiny", 60, 60, 400)]))
-    done = gcbench("fetch", "ss:Test/tyni")
+    done = cli("fetch", "ss:Test/tyni")
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.splitlines() == [
@@ -66,10 +51,10 @@ def test_fetch_failure_is_one_line_and_exit_1(server, make, data_dir):
     ]
 
 
-def test_fetch_needs_specs_and_list_graphs_says_when_empty(data_dir):
-    done = gcbench("fetch")
+def test_fetch_needs_specs_and_list_graphs_says_when_empty(data_dir, cli):
+    done = cli("fetch")
     assert done.returncode == 2 and "give graph specs" in done.stderr
-    empty = gcbench("list", "graphs")
+    empty = cli("list", "graphs")
     assert empty.returncode == 0 and empty.stdout.startswith("no cached graphs in")
 
 
