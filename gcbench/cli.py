@@ -415,7 +415,10 @@ def list_algorithms() -> None:
         rows = [("family", spec.family)]
         rows += [("param" if i == 0 else "", _param_text(p)) for i, p in enumerate(spec.params)]
         if spec.block_size_matters:
-            rows.append(("block size", f"a parameter (default {spec.default_block_size or 256})"))
+            step = f", multiples of {spec.block_size_step}" if spec.block_size_step > 1 else ""
+            rows.append(
+                ("block size", f"a parameter (default {spec.default_block_size or 256}{step})")
+            )
         elif spec.default_block_size is not None:
             rows.append(("block size", f"{spec.default_block_size}"))
         rows.append(("iterations", spec.iterations_meaning))

@@ -99,7 +99,9 @@ class AlgorithmSpec:
 
     ``run(graph, *, block_size, **params)`` receives a host :class:`~gcbench.graph.Graph` for
     CPU algorithms and a :class:`~gcbench.algorithms.gpu.runtime.DeviceGraph` for GPU ones;
-    ``block_size`` is passed only when ``block_size_matters`` or the backend is GPU.
+    ``block_size`` is passed only when ``block_size_matters`` or the backend is GPU; a kernel
+    that needs whole warps refuses sizes that are not multiples of ``block_size_step`` (32),
+    and ``--block-size sweep`` gives it only sizes it takes.
     ``setup(graph_or_device_graph)``, when given, builds per-graph structures once (e.g. an
     edge list in ``DeviceGraph.extras``); it is timed on its own as ``setup_ms``, from a view
     of the graph that holds nothing cached, and only ``--count-setup`` adds it to ``time_ms``.
@@ -125,6 +127,7 @@ class AlgorithmSpec:
     deterministic: bool = True
     block_size_matters: bool = False
     default_block_size: int | None = None
+    block_size_step: int = 1
     peer: bool = False
     iterations_meaning: str = "rounds"
     description: str = ""

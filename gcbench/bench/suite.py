@@ -272,7 +272,8 @@ def expand(
     run here (default: its packages are missing, or it needs a GPU and ``backend`` is "cpu");
     such algorithms are left out (:func:`skipped` lists them). Block sizes: ``block_sizes`` if
     given, else the algorithm entry's, else the suite's, else each algorithm's own default;
-    "sweep" is 1..1024 for algorithms whose block size matters (the others keep their sizes).
+    "sweep" is 1..1024 for algorithms whose block size matters (the others keep their sizes),
+    less the sizes an algorithm refuses (not multiples of its ``block_size_step``: 32..1024).
     ``param_axes`` (from ``--param``) replace or add axes for every algorithm that declares
     that parameter.
     """
@@ -402,7 +403,7 @@ def _block_sizes(
     if override is not None and (override != "sweep" or spec.block_size_matters):
         chosen = override
     if chosen == "sweep" and spec.block_size_matters:
-        return SWEEP
+        return tuple(size for size in SWEEP if size % spec.block_size_step == 0)
     if chosen is None or chosen == "sweep":
         return (spec.default_block_size or DEFAULT_BLOCK_SIZE,)
     return tuple(chosen)

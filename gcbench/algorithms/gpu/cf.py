@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from gcbench.algorithms.gpu import runtime
-from gcbench.algorithms.gpu.independent_set import WARP_DEGREE, check_block_size
+from gcbench.algorithms.gpu.independent_set import WARP, WARP_DEGREE, check_block_size
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, register
 
 FAMILY = "cf"
@@ -136,6 +136,7 @@ register(
         deterministic=True,
         block_size_matters=True,
         default_block_size=256,
+        block_size_step=WARP,
         iterations_meaning="tile passes (the pull-down pass not counted)",
         description="Communication-free: block-local coloring in shared memory, cross-block "
         "conflicts recolored with fresh colors, then a greedy pull-down",

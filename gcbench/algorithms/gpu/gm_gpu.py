@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from gcbench.algorithms.gpu import runtime
-from gcbench.algorithms.gpu.independent_set import check_block_size
+from gcbench.algorithms.gpu.independent_set import WARP, check_block_size
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, register
 from gcbench.errors import RoundCapError
 
@@ -217,6 +217,7 @@ spec = register(
         deterministic=False,
         block_size_matters=True,
         default_block_size=BLOCK,
+        block_size_step=WARP,
         iterations_meaning="frontier passes (gm_color + gm_check)",
         description="GM speculative coloring over device worklists, LDF conflict priority",
         setup=scratch,

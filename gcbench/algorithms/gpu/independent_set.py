@@ -31,11 +31,15 @@ _NO_LIMIT = 2**31 - 1
 SEED = Param("seed", 0, int, low=0, high=2**32 - 1, help="seed of the random values")
 
 
+WARP = 32  # the block-size step of every kernel that works in whole warps
+
+
 def check_block_size(block_size: int, algorithm: str) -> None:
-    """Refuse launch block sizes the kernels cannot use (warp multiples up to 1024)."""
-    if block_size % 32 or not 32 <= block_size <= 1024:
+    """Refuse launch block sizes the kernels cannot use (warp multiples up to 1024; the specs
+    say so with ``block_size_step=WARP``)."""
+    if block_size % WARP or not WARP <= block_size <= 1024:
         raise SpecError(
-            f"{algorithm}: block size {block_size} is not a multiple of 32 in 32..1024; "
+            f"{algorithm}: block size {block_size} is not a multiple of {WARP} in {WARP}..1024; "
             "use e.g. 128 or 256"
         )
 
@@ -276,6 +280,7 @@ def _register(
             deterministic=True,
             block_size_matters=True,
             default_block_size=256,
+            block_size_step=WARP,
             iterations_meaning=iterations_meaning,
             description=description,
             setup=hubs if balanced else None,
