@@ -19,13 +19,6 @@ SLOW = ["--graph", "gen:cycle?n=9", "--algo", "test-sleep", "--param", "seconds=
         "--reps", str(REPS), "--warmup", "0", "--device", "cpu", "--quiet"]  # fmt: skip
 
 
-def gcbench(env, *args, timeout=120):
-    return subprocess.run(
-        [sys.executable, "-m", "gcbench", *args],
-        capture_output=True, text=True, env=env, timeout=timeout,
-    )  # fmt: skip
-
-
 def start(env, *args):
     return subprocess.Popen(
         [sys.executable, "-m", "gcbench", *args],
@@ -61,7 +54,7 @@ def check_complete(path: Path, reps: int = REPS) -> None:
     assert sorted(frame.rep) == list(range(reps)) and (frame.status == "ok").all()
 
 
-def test_sigint_stops_cleanly_and_resume_completes(bench_env, tmp_path):
+def test_sigint_stops_cleanly_and_resume_completes(bench_env, tmp_path, cli):
     out = tmp_path / "r.csv"
     proc = start(bench_env, "run", *SLOW, "--out", str(out))
     wait_for_rows(out, 2, proc)
@@ -73,13 +66,13 @@ def test_sigint_stops_cleanly_and_resume_completes(bench_env, tmp_path):
     command = stderr.strip().splitlines()[-1].split("run: ", 1)[1]
     args = shlex.split(command)
     assert args[0] == "gcbench" and args[-2:] == ["--resume", str(out)] and "--out" not in args
-    done = gcbench(bench_env, *args[1:])
+    done = cli(*args[1:])
     assert done.returncode == 0, done.stderr
     check_complete(out)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
-def test_sigkill_leaves_a_resumable_file_and_no_orphan(bench_env, tmp_path):
+def test_sigkill_leaves_a_resumable_file_and_no_orphan(bench_env, tmp_path, cli):
     out = tmp_path / "r.csv"
     proc = start(bench_env, "run", *SLOW, "--out", str(out))
     wait_for_rows(out, 2, proc)
@@ -93,42 +86,42 @@ def test_sigkill_leaves_a_resumable_file_and_no_orphan(bench_env, tmp_path):
     assert not any(Path(f"/proc/{w}/stat").exists() for w in workers), "worker outlived parent"
     with open(out, "a") as handle:  # what a write cut short by the kill would leave
         handle.write("0123abcd,2026-01-01T00:00:00")
-    done = gcbench(bench_env, "run", *SLOW, "--resume", str(out))
+    done = cli("run", *SLOW, "--resume", str(out))
     assert done.returncode == 0, done.stderr
     check_complete(out)
 
 
-def test_failures_exit_1_and_the_device_is_named(bench_env, tmp_path):
-    done = gcbench(bench_env, "run", "--graph", "gen:cycle?n=5", "--algo", "test-invalid",
-                   "--reps", "1", "--warmup", "0", "--out", str(tmp_path / "r.csv"))  # fmt: skip
+def test_failures_exit_1_and_the_device_is_named(bench_env, tmp_path, cli):
+    done = cli("run", "--graph", "gen:cycle?n=5", "--algo", "test-invalid",
+               "--reps", "1", "--warmup", "0", "--out", str(tmp_path / "r.csv"))  # fmt: skip
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     assert "running" in lines[0] and ("GPU" in lines[0] or "CPU" in lines[0])
     assert lines[-1] == f"1 rows written to {tmp_path / 'r.csv'} (file: 1 invalid)"
 
 
-def test_spec_errors_are_one_line_before_anything_runs(bench_env, tmp_path):
+def test_spec_errors_are_one_line_before_anything_runs(bench_env, tmp_path, cli):
     out = tmp_path / "r.csv"
-    done = gcbench(bench_env, "run", "--algo", "nope", "--device", "cpu", "--out", str(out))
+    done = cli("run", "--algo", "nope", "--device", "cpu", "--out", str(out))
     assert done.returncode == 2
     assert done.stderr.startswith("error: unknown algorithm 'nope'")
     assert len(done.stderr.strip().splitlines()) == 1 and not out.exists()
-    done = gcbench(bench_env, "run", "--algo", "greedy", "--param", "order=zz", "--device", "cpu",
-                   "--out", str(out))  # fmt: skip
+    done = cli("run", "--algo", "greedy", "--param", "order=zz", "--device", "cpu",
+               "--out", str(out))  # fmt: skip
     assert done.returncode == 2 and "order=zz is not one of" in done.stderr
 
 
-def test_list_suites(bench_env):
-    done = gcbench(bench_env, "list", "suites")
+def test_list_suites(bench_env, cli):
+    done = cli("list", "suites")
     assert done.returncode == 0
     assert any(
         line.split()[0] == "quick" and "default" in line for line in done.stdout.splitlines()
     )
 
 
-def test_plugins_must_import(bench_env, tmp_path):
+def test_plugins_must_import(bench_env, tmp_path, cli):
     env = {**bench_env, "GCBENCH_PLUGINS": "no_such_module_xyz"}
-    done = gcbench(env, "run", "--device", "cpu", "--out", str(tmp_path / "r.csv"))
+    done = cli("run", "--device", "cpu", "--out", str(tmp_path / "r.csv"), env=env)
     assert done.returncode == 2 and "GCBENCH_PLUGINS: cannot import 'no_such_module_xyz'" in (
         done.stderr
     )
@@ -136,13 +129,13 @@ def test_plugins_must_import(bench_env, tmp_path):
 
 
 @pytest.mark.parametrize("algorithm", ["test-memory", "test-unsupported", "test-roundcap"])
-def test_every_status_but_ok_exits_1_and_says_why(bench_env, tmp_path, algorithm):
+def test_every_status_but_ok_exits_1_and_says_why(bench_env, tmp_path, algorithm, cli):
     """oom and unsupported rows fail a run as invalid, error and timeout rows do (docs/cli.md);
     the end of the output groups them with their first error, then names the file."""
     out = tmp_path / "r.csv"
-    done = gcbench(bench_env, "run", "--graph", "gen:cycle?n=5", "--algo",
-                   f"{algorithm},test-distinct", "--reps", "2", "--warmup", "0",
-                   "--device", "cpu", "--quiet", "--out", str(out))  # fmt: skip
+    done = cli("run", "--graph", "gen:cycle?n=5", "--algo",
+               f"{algorithm},test-distinct", "--reps", "2", "--warmup", "0",
+               "--device", "cpu", "--quiet", "--out", str(out))  # fmt: skip
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     status = pd.read_csv(out).query("algorithm == @algorithm").status.iloc[0]
@@ -154,12 +147,12 @@ def test_every_status_but_ok_exits_1_and_says_why(bench_env, tmp_path, algorithm
     assert lines[-3] == "2 rows not ok (graph, algorithm: status × rows: first error):"
 
 
-def test_a_graph_that_fails_to_load_is_one_line_for_all_its_algorithms(bench_env, tmp_path):
+def test_a_graph_that_fails_to_load_is_one_line_for_all_its_algorithms(bench_env, tmp_path, cli):
     junk = tmp_path / "junk.txt"
     junk.write_bytes(bytes(range(256)) * 8)
     out = tmp_path / "r.csv"
-    done = gcbench(bench_env, "run", "--graph", str(junk), "--algo", "test-distinct,test-invalid",
-                   "--device", "cpu", "--quiet", "--reps", "1", "--out", str(out))  # fmt: skip
+    done = cli("run", "--graph", str(junk), "--algo", "test-distinct,test-invalid",
+               "--device", "cpu", "--quiet", "--reps", "1", "--out", str(out))  # fmt: skip
     assert done.returncode == 1
     summary = done.stdout.splitlines()[-2]
     assert summary.startswith(f"  {junk}  test-distinct, test-invalid: error ×2: graph file ")
@@ -167,22 +160,22 @@ def test_a_graph_that_fails_to_load_is_one_line_for_all_its_algorithms(bench_env
     assert summary.split("error ×2: ", 1)[1].isascii()  # the junk is escaped
 
 
-def test_color_exits_1_when_the_algorithm_fails(bench_env, tmp_path):
+def test_color_exits_1_when_the_algorithm_fails(bench_env, tmp_path, cli):
     out = tmp_path / "c.txt"
-    done = gcbench(bench_env, "color", "gen:cycle?n=5", "--algo", "test-roundcap", "--out",
-                   str(out))  # fmt: skip
+    done = cli("color", "gen:cycle?n=5", "--algo", "test-roundcap", "--out",
+               str(out))  # fmt: skip
     assert done.returncode == 1 and not out.exists() and not list(tmp_path.iterdir())
     assert done.stderr.splitlines() == [
         "error: test-roundcap on gen:cycle?n=5: timeout: test-roundcap: still 5 active after 3 "
         "rounds"
     ]
-    done = gcbench(bench_env, "color", "gen:cycle?n=5", "--algo", "test-invalid")
+    done = cli("color", "gen:cycle?n=5", "--algo", "test-invalid")
     assert done.returncode == 1 and "valid        NO" in done.stdout
 
 
-def test_levels_colors_with_a_plugin_algorithm(bench_env):
-    done = gcbench(bench_env, "levels", "gen:grid2d?side=6", "--algo", "test-distinct",
-                   "--device", "cpu", "--no-solve")  # fmt: skip
+def test_levels_colors_with_a_plugin_algorithm(bench_env, cli):
+    done = cli("levels", "gen:grid2d?side=6", "--algo", "test-distinct",
+               "--device", "cpu", "--no-solve")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "algorithm    test-distinct" in done.stdout
     assert "colors       36" in done.stdout  # a color per vertex: one level per vertex too
