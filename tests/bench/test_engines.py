@@ -204,10 +204,10 @@ def test_merge_refuses_overlaps_mixed_schemas_and_cut_lines(plain, tmp_path):
         merge([a, b], tmp_path / "out.csv")
 
 
-def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tmp_path):
+def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tmp_path, cli):
     """Ctrl-C exits 130 with whole rows; SIGKILL takes every slot's worker with the parent;
     --resume finishes the file without duplicates (as for a plain run, test_cli_run)."""
-    from test_cli_run import SLOW, children, gcbench, start  # on sys.path: bench_env
+    from test_cli_run import SLOW, children, start  # on sys.path: bench_env
 
     out, reps = tmp_path / "r.csv", 60  # 3 s of sleeping per graph: time to interrupt twice
     faster = ["seconds=0.05" if arg == "seconds=0.1" else arg for arg in SLOW]
@@ -239,7 +239,7 @@ def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tm
         time.sleep(0.05)
     assert not any(os.path.exists(f"/proc/{w}/stat") for w in workers), "a worker outlived it"
 
-    done = gcbench(bench_env, "run", *args, "--resume", str(out))
+    done = cli("run", *args, "--resume", str(out))
     assert done.returncode == 0, done.stderr
     frame = read(out)
     assert len(frame) == 2 * reps and not frame[KEY].duplicated().any()
