@@ -127,6 +127,8 @@ def _kwargs(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any])
         kwargs.pop("reduce", None)
     if spec.backend == "gpu" or spec.block_size_matters:
         kwargs["block_size"] = block_size or spec.default_block_size or 256
+    if spec.backend == "gpu":
+        spec.check_block_size(kwargs["block_size"])
     return kwargs
 
 

@@ -93,15 +93,20 @@ BALANCE_PARAM = Param(
 POST_PARAMS = (REDUCE_PARAM, BALANCE_PARAM)  # every spec has them (register appends them)
 
 
+WARP = 32  # the block-size step of a GPU algorithm whose kernels work in whole warps
+MAX_BLOCK_SIZE = 1024  # threads per block on every CUDA device
+
+
 @dataclass(frozen=True)
 class AlgorithmSpec:
     """One registry entry.
 
     ``run(graph, *, block_size, **params)`` receives a host :class:`~gcbench.graph.Graph` for
     CPU algorithms and a :class:`~gcbench.algorithms.gpu.runtime.DeviceGraph` for GPU ones;
-    ``block_size`` is passed only when ``block_size_matters`` or the backend is GPU; a kernel
-    that needs whole warps refuses sizes that are not multiples of ``block_size_step`` (32),
-    and ``--block-size sweep`` gives it only sizes it takes.
+    ``block_size`` is passed only when ``block_size_matters`` or the backend is GPU; a GPU
+    algorithm takes the multiples of ``block_size_step`` up to 1024 (:data:`WARP` for kernels
+    that work in whole warps), :meth:`check_block_size` refuses the rest before ``run`` is
+    called, and ``--block-size sweep`` gives it only sizes it takes.
     ``setup(graph_or_device_graph)``, when given, builds per-graph structures once (e.g. an
     edge list in ``DeviceGraph.extras``); it is timed on its own as ``setup_ms``, from a view
     of the graph that holds nothing cached, and only ``--count-setup`` adds it to ``time_ms``.
@@ -138,6 +143,18 @@ class AlgorithmSpec:
     requires: tuple[str, ...] = ()
     extra: str = ""
     kernel: str | None = None
+
+    def check_block_size(self, block_size: int) -> None:
+        """Refuse a launch block size this GPU algorithm's kernels cannot use: one check for
+        every GPU algorithm, made by :mod:`gcbench.algorithms.execute` before ``run``."""
+        step = self.block_size_step
+        if block_size % step or not step <= block_size <= MAX_BLOCK_SIZE:
+            sizes = f"a multiple of {step} in {step}..{MAX_BLOCK_SIZE}" if step > 1 else None
+            raise SpecError(
+                f"{self.name}: block size {block_size} is "
+                + (f"not {sizes}" if sizes else f"outside 1..{MAX_BLOCK_SIZE}")
+                + "; use e.g. 128 or 256"
+            )
 
     def param(self, name: str) -> Param:
         for p in self.params:

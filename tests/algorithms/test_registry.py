@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gcbench.algorithms.registry import (
@@ -62,3 +64,27 @@ def test_canonical_params_round_trip():
     assert canonical_params({}) == ""
     with pytest.raises(SpecError):
         parse_param_string("novalue")
+
+
+@pytest.mark.parametrize(
+    ("step", "size", "taken"),
+    [(32, 32, True), (32, 1024, True), (32, 0, False), (32, 16, False), (32, 100, False),
+     (32, 2048, False), (1, 1, True), (1, 1000, True), (1, 0, False), (1, 1025, False)],
+)  # fmt: skip
+def test_block_sizes_are_multiples_of_the_step_up_to_1024(step, size, taken):
+    spec = replace(_spec(), backend="gpu", block_size_step=step)
+    if taken:
+        spec.check_block_size(size)
+    else:
+        with pytest.raises(SpecError, match=f"test-registry-algo: block size {size} is"):
+            spec.check_block_size(size)
+
+
+def test_a_refused_block_size_never_reaches_the_algorithm():
+    from gcbench.algorithms.execute import invoke
+
+    calls = []
+    spec = replace(_spec(), backend="gpu", block_size_step=32, params=(), run=calls.append)
+    with pytest.raises(SpecError, match="not a multiple of 32 in 32..1024"):
+        invoke(spec, None, 100, {})
+    assert calls == []

@@ -156,16 +156,14 @@ def test_sweep_only_for_algorithms_whose_block_size_matters():
 @pytest.mark.parametrize("name", ["jpl", "jpl-minmax", "gunrock", "cohen", "luby", "cf", "gm-gpu"])
 def test_the_sweep_gives_warp_kernels_only_sizes_they_take(name):
     """The JPL family, cf and gm-gpu launch whole warps: their sweep is 32..1024, and every
-    size it leaves out is one their own check refuses."""
-    from gcbench.algorithms.gpu.independent_set import check_block_size
-
+    size it leaves out is one their spec refuses."""
     cases = expand(suite([{"name": name}, {"name": "vb"}]), backend="gpu", block_sizes="sweep")
     got = [c.block_size for c in cases if c.algorithm == name]
     assert got == [32, 64, 128, 256, 512, 1024]
     assert [c.block_size for c in cases if c.algorithm == "vb"] == list(SWEEP)
     for size in set(SWEEP) - set(got):
         with pytest.raises(SpecError, match="not a multiple of 32"):
-            check_block_size(size, name)
+            get(name).check_block_size(size)
 
 
 def test_cpu_runs_leave_gpu_algorithms_out():

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from gcbench.algorithms.gpu import runtime
-from gcbench.algorithms.gpu.independent_set import WARP, WARP_DEGREE, check_block_size
-from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.gpu.independent_set import WARP_DEGREE
+from gcbench.algorithms.registry import WARP, AlgorithmSpec, Coloring, Param, register
 
 FAMILY = "cf"
 TILE_BYTES = 24  # shared memory per tile vertex (kernels/cf.cu, struct Tile)
@@ -57,7 +57,6 @@ def _pull_down(dg: runtime.DeviceGraph, colors: Any, classes: int, block_size: i
 
 def cf(dg: runtime.DeviceGraph, *, block_size: int = 256, tile: int = 2048) -> Coloring:
     """Communication-free coloring: tile passes until no cross-tile conflict, then pull-down."""
-    check_block_size(block_size, "cf")
     cp = runtime.cupy()
     n, b = dg.n, block_size
     colors = cp.full(n, -1, dtype=np.int32)

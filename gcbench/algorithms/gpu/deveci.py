@@ -41,11 +41,6 @@ def launch(items: int, block_size: int) -> tuple[tuple[int], tuple[int]]:
     return (grid,), (block_size,)
 
 
-def _check_block_size(block_size: int, algorithm: str) -> None:
-    if not 1 <= block_size <= 1024:
-        raise SpecError(f"{algorithm}: block size {block_size} is outside 1..1024; use e.g. 128")
-
-
 # ------------------------------------------------------------------------------ vertex-based
 
 
@@ -54,7 +49,6 @@ def _vertex_based(
 ) -> Coloring:
     """The VB round loop. The conflict list starts as every vertex; the largest id on it
     always keeps its color, so n rounds suffice (the cap n + 1 only guards against bugs)."""
-    _check_block_size(block_size, algorithm)
     cp = runtime.cupy()
     n = dg.n
     colors = cp.full(n, -1, dtype=np.int32)
@@ -152,7 +146,6 @@ class _Rounds:
     (uncolored, edges kept) and the edge-based round loop with its traces."""
 
     def __init__(self, dg: runtime.DeviceGraph, block_size: int, algorithm: str) -> None:
-        _check_block_size(block_size, algorithm)
         self.dg, self.block_size, self.algorithm = dg, block_size, algorithm
         self.edges = edge_list(dg)
         self.vertices = launch(dg.n, block_size)

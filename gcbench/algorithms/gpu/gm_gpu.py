@@ -25,8 +25,7 @@ from typing import Any
 import numpy as np
 
 from gcbench.algorithms.gpu import runtime
-from gcbench.algorithms.gpu.independent_set import WARP, check_block_size
-from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.registry import WARP, AlgorithmSpec, Coloring, Param, register
 from gcbench.errors import RoundCapError
 
 FAMILY = "gm_gpu"
@@ -157,7 +156,6 @@ def run(
     """Color ``dg``; ``iterations`` = frontier passes (each one gm_color + one gm_check),
     ``trace["frontier"]`` = the frontier size of each pass. Not deterministic: neighbours
     colored at the same moment race (the colors, not their validity, vary between runs)."""
-    check_block_size(block_size, "gm-gpu")
     cp = runtime.cupy()
     n = dg.n
     colors = cp.full(n, -1, dtype=cp.int32)

@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 
 from gcbench.algorithms.gpu import runtime
-from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, register
-from gcbench.errors import SpecError
+from gcbench.algorithms.registry import WARP, AlgorithmSpec, Coloring, Param, register
 
 FAMILY = "independent_set"
 WARP_DEGREE = 32  # balanced algorithms scan rows at least this long with a warp ...
@@ -29,19 +28,6 @@ COHEN_SEED = 0xC0E4  # the fixed key of cohen's hash functions (deterministic, l
 _NO_LIMIT = 2**31 - 1
 
 SEED = Param("seed", 0, int, low=0, high=2**32 - 1, help="seed of the random values")
-
-
-WARP = 32  # the block-size step of every kernel that works in whole warps
-
-
-def check_block_size(block_size: int, algorithm: str) -> None:
-    """Refuse launch block sizes the kernels cannot use (warp multiples up to 1024; the specs
-    say so with ``block_size_step=WARP``)."""
-    if block_size % WARP or not WARP <= block_size <= 1024:
-        raise SpecError(
-            f"{algorithm}: block size {block_size} is not a multiple of {WARP} in {WARP}..1024; "
-            "use e.g. 128 or 256"
-        )
 
 
 @dataclass(frozen=True)
@@ -141,8 +127,8 @@ def permutation_values(n: int, seed: int, block_size: int = 256) -> Any:
     return vals
 
 
-def _start(dg: runtime.DeviceGraph, block_size: int, algorithm: str) -> Any:
-    check_block_size(block_size, algorithm)
+def _uncolored(dg: runtime.DeviceGraph) -> Any:
+    """Every vertex uncolored (-1), on the device."""
     return runtime.cupy().full(dg.n, -1, dtype=np.int32)
 
 
@@ -158,7 +144,7 @@ def _rounds(algorithm: str, dg: runtime.DeviceGraph, colors: Any, step: Callable
 def jpl(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Coloring:
     """Jones-Plassmann-Luby (jpl-borione Alg. 4): round i colors its local maxima with color i.
     Values: a seeded permutation of 0..n-1, generated on the device inside the timing."""
-    colors = _start(dg, block_size, "jpl")
+    colors = _uncolored(dg)
     vals = permutation_values(dg.n, seed, block_size)
     select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
 
@@ -174,7 +160,7 @@ def jpl_minmax(
 ) -> Coloring:
     """JPL min-max (jpl-borione §IV, Alg. 6): round i colors local maxima 2i and local minima
     2i+1, reading the value permutation with the index shift rand[(v + shift*i) mod n]."""
-    colors = _start(dg, block_size, "jpl-minmax")
+    colors = _uncolored(dg)
     vals = permutation_values(dg.n, seed, block_size)
     select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
 
@@ -192,7 +178,7 @@ def gunrock(
     for the uncolored vertices every second round, ties broken by vertex id (Gunrock #885).
     ``equal_values`` gives every vertex the same value (tests only)."""
     cp = runtime.cupy()
-    colors = _start(dg, block_size, "gunrock")
+    colors = _uncolored(dg)
     vals = cp.empty(dg.n, dtype=np.uint32)
     regenerate = runtime.kernel(FAMILY, "is_random_float")
     select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
@@ -213,7 +199,7 @@ def cohen(dg: runtime.DeviceGraph, *, block_size: int = 256, hashes: int = 4) ->
     """Cohen-Castonguay (jpl-borione §III-D): no value array; round r runs one min-max pass per
     hash function j (colors 2(rk+j) and 2(rk+j)+1), each seeing only the vertices the earlier
     functions of the round left, so a round colors up to 2k sets."""
-    colors = _start(dg, block_size, "cohen")
+    colors = _uncolored(dg)
     vals = runtime.cupy().empty(1, dtype=np.uint32)  # hashed keys read no array
     select = Selection(dg, colors, vals, hashed=True, balanced=True, block_size=block_size)
 
@@ -229,7 +215,7 @@ def luby(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Co
     """The naive IDS scheme of luby-cf: fixed random values, one thread per vertex re-scanning
     every vertex each round; round i colors its local maxima with color i."""
     cp = runtime.cupy()
-    colors = _start(dg, block_size, "luby")
+    colors = _uncolored(dg)
     vals = cp.empty(dg.n, dtype=np.uint32)
     if dg.n:
         runtime.kernel(FAMILY, "is_random")(
@@ -249,7 +235,7 @@ def luby(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Co
 def very_random(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Coloring:
     """luby-cf's "very random" scheme: fresh random values every round (hashed from the seed
     and the round); round i colors its local maxima with color i."""
-    colors = _start(dg, block_size, "very-random")
+    colors = _uncolored(dg)
     vals = runtime.cupy().empty(1, dtype=np.uint32)
     select = Selection(dg, colors, vals, hashed=True, balanced=True, block_size=block_size)
 
