@@ -25,12 +25,13 @@ from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.gpu.reduction import reduce_device
 from gcbench.algorithms.registry import (
     REDUCE_PARAM,
+    WARP,
     AlgorithmSpec,
     Coloring,
     Param,
     register,
 )
-from gcbench.errors import RoundCapError, SpecError
+from gcbench.errors import RoundCapError
 
 SHORTCUTS = {"none": 0, "sc1": 1, "sc2": 2, "both": 3}  # bit 0: Shortcut 1, bit 1: Shortcut 2
 BLOCK = 512  # the original's threads per block
@@ -56,12 +57,13 @@ def _kernel(name: str, block: int, sync: int = 0) -> Any:
     return runtime.kernel(KERNEL, name, GCB_BLOCK=block, GCB_MIN_BLOCKS=min_blocks, LOW_SYNC=sync)
 
 
-def low_sync(nnz: int) -> int:
-    """Whether ecl_low steps through vertices block-synchronously (LOW_SYNC=1): when the
-    adjacency is over twice the L2 cache, keeping a block's threads on consecutive vertices
-    keeps a pass's working set in L2 (rgg 2^24 on an H200: 7.2 vs 14.1 ms); below that the
-    barriers only cost (grid 2048: 0.45 vs 0.38 ms). docs/ecl-gc.md, "Performance"."""
-    return int(4 * nnz > 2 * runtime.device_facts().l2_bytes)
+def low_sync(n: int, nnz: int) -> int:
+    """Whether ecl_low steps through vertices block-synchronously (LOW_SYNC=1): when what a
+    pass reads (the int32 CSR, and posscol, pending and colors: 4·nnz + 16·n bytes) is over
+    half the L2 cache. Keeping a block's threads on consecutive vertices then keeps a pass's
+    working set in L2 (rgg 2^24 on an H200: 7.0 vs 13.9 ms; grid 2048 on an H100: 0.43 vs
+    0.55 ms); far below it the barriers only cost (rgg 2^16). docs/ecl-gc.md, "Performance"."""
+    return int(4 * nnz + 16 * n > runtime.device_facts().l2_bytes // 2)
 
 
 @functools.cache
@@ -146,23 +148,16 @@ def _graph(dgraph: runtime.DeviceGraph, s: _Scratch, block: int, shortcuts: str)
     cap = pass_cap(dgraph.n)
     key = (block, shortcuts, cap)
     if key not in s.graphs:
-        sync = low_sync(dgraph.nnz)
+        sync = low_sync(dgraph.n, dgraph.nnz)
         s.graphs[key] = _capture(dgraph, s, block, sync, SHORTCUTS[shortcuts], cap)
     return s.graphs[key]
 
 
 def _precompile(block_size: int | None, params: Any) -> None:
     """Both LOW_SYNC variants of the kernels (the primer graph is small enough for one)."""
-    block = _check_block(block_size or BLOCK)
     for sync in (0, 1):
         for name in ("ecl_init", "ecl_high", "ecl_low"):
-            _persistent_blocks(name, block, sync)
-
-
-def _check_block(block: int) -> int:
-    if block % 32 or not 32 <= block <= 1024:
-        raise SpecError(f"ecl-gc: block size {block} must be a multiple of 32 in 32..1024")
-    return block
+            _persistent_blocks(name, block_size or BLOCK, sync)
 
 
 def run(
@@ -180,7 +175,6 @@ def run(
     high-degree passes first) and the totals ``colored_init``, ``colored_shortcut``,
     ``colored_conventional`` (Figure 12), plus the reduction's series when ``reduce`` is not
     "none" (the reduction is part of the timed work)."""
-    block = _check_block(block_size)
     n = dgraph.n
     if n == 0:
         colors = runtime.cupy().empty(0, dtype=np.int32)
@@ -190,7 +184,7 @@ def run(
         s.stats.fill(0)
     s.clean = False
     cap = pass_cap(n)
-    _graph(dgraph, s, block, shortcuts).launch()
+    _graph(dgraph, s, block_size, shortcuts).launch()
     done = Coloring(s.colors, None, {}, resolve=lambda final: _resolve(s, final, cap, dgraph.name))
     return reduce_device(dgraph, done, reduce)
 
@@ -247,8 +241,9 @@ def kernel_times(
         events[-1][1].record()
 
     cap = pass_cap(dgraph.n)
-    block = _check_block(block_size)
-    _launch(dgraph, s, block, low_sync(dgraph.nnz), SHORTCUTS[shortcuts], cap, mark)
+    spec.check_block_size(block_size)
+    sync = low_sync(dgraph.n, dgraph.nnz)
+    _launch(dgraph, s, block_size, sync, SHORTCUTS[shortcuts], cap, mark)
     events[-1][1].synchronize()
     times = {
         name: float(cp.cuda.get_elapsed_time(before, after))
@@ -323,6 +318,7 @@ spec = register(
         ),
         deterministic=True,
         default_block_size=BLOCK,
+        block_size_step=WARP,
         iterations_meaning="passes of the persistent kernels (high-degree + low-degree)",
         description="JP largest-degree-first with shortcuts, persistent asynchronous kernels",
         setup=_setup,

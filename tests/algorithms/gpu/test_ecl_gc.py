@@ -166,7 +166,7 @@ def test_priming_compiles_both_low_sync_variants(on_gpu, monkeypatch):
     before = runtime.compile_count()
     graph, prepared, reference = on_gpu("gen:rgg?scale=15")
     for sync in (0, 1):
-        monkeypatch.setattr(ecl_gc, "low_sync", lambda nnz, sync=sync: sync)
+        monkeypatch.setattr(ecl_gc, "low_sync", lambda n, nnz, sync=sync: sync)
         outcome = execute.measure(spec_, prepared, 512, params, reps=1, warmup=0).last
         assert np.array_equal(outcome.colors, reference), sync
     assert runtime.compile_count() == before
