@@ -59,7 +59,7 @@ def cf(dg: runtime.DeviceGraph, *, block_size: int = 256, tile: int = 2048) -> C
     """Communication-free coloring: tile passes until no cross-tile conflict, then pull-down."""
     cp = runtime.cupy()
     n, b = dg.n, block_size
-    colors = cp.full(n, -1, dtype=np.int32)
+    colors = runtime.uncolored(n)
     if n == 0:
         return Coloring(colors, 0, {"active": []})
     kernels = {name: runtime.kernel(FAMILY, f"cf_{name}") for name in _PASS_KERNELS}

@@ -112,7 +112,7 @@ def _run(dgraph: runtime.DeviceGraph, *, block_size: int, reorder: bool = False)
     it also computes the permutation that groups vertices by color (the ILU0 use of the
     nvidia-blog seed), otherwise it gets a NULL reordering and only colors."""
     cp = runtime.cupy()
-    colors = cp.full(dgraph.n, -1, dtype=np.int32)
+    colors = runtime.uncolored(dgraph.n)
     if dgraph.n == 0:
         return Coloring(colors, None)
     per = _setup(dgraph)

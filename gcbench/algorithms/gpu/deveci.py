@@ -51,7 +51,7 @@ def _vertex_based(
     always keeps its color, so n rounds suffice (the cap n + 1 only guards against bugs)."""
     cp = runtime.cupy()
     n = dg.n
-    colors = cp.full(n, -1, dtype=np.int32)
+    colors = runtime.uncolored(n)
     if n == 0:
         return Coloring(colors, 0, {"active": []})
     lists = (cp.arange(n, dtype=np.int32), cp.empty(n, dtype=np.int32))
@@ -172,7 +172,7 @@ def eb(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK) -> Coloring:
     flags per vertex, set by ForbidColors and kept, as colored vertices are final)."""
     cp = runtime.cupy()
     rounds = _Rounds(dg, block_size, "eb")
-    colors = cp.full(dg.n, -1, dtype=np.int32)
+    colors = runtime.uncolored(dg.n)
     forbidden = cp.zeros(dg.nnz + dg.n, dtype=np.uint8)
     assign = runtime.kernel(EB_FAMILY, "eb_assign")
     detect = runtime.kernel(EB_FAMILY, "eb_detect")

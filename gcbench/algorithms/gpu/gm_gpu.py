@@ -156,9 +156,8 @@ def run(
     """Color ``dg``; ``iterations`` = frontier passes (each one gm_color + one gm_check),
     ``trace["frontier"]`` = the frontier size of each pass. Not deterministic: neighbours
     colored at the same moment race (the colors, not their validity, vary between runs)."""
-    cp = runtime.cupy()
     n = dg.n
-    colors = cp.full(n, -1, dtype=cp.int32)
+    colors = runtime.uncolored(n)
     if n == 0:
         return Coloring(colors, 0, {"frontier": []})
     s = scratch(dg)

@@ -127,11 +127,6 @@ def permutation_values(n: int, seed: int, block_size: int = 256) -> Any:
     return vals
 
 
-def _uncolored(dg: runtime.DeviceGraph) -> Any:
-    """Every vertex uncolored (-1), on the device."""
-    return runtime.cupy().full(dg.n, -1, dtype=np.int32)
-
-
 def _rounds(algorithm: str, dg: runtime.DeviceGraph, colors: Any, step: Callable) -> Coloring:
     """The bounded round loop. Every pass colors at least the vertex of largest (value, id)
     among those left, so n rounds always suffice; the cap n + 1 only guards against bugs."""
@@ -144,7 +139,7 @@ def _rounds(algorithm: str, dg: runtime.DeviceGraph, colors: Any, step: Callable
 def jpl(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Coloring:
     """Jones-Plassmann-Luby (jpl-borione Alg. 4): round i colors its local maxima with color i.
     Values: a seeded permutation of 0..n-1, generated on the device inside the timing."""
-    colors = _uncolored(dg)
+    colors = runtime.uncolored(dg.n)
     vals = permutation_values(dg.n, seed, block_size)
     select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
 
@@ -160,7 +155,7 @@ def jpl_minmax(
 ) -> Coloring:
     """JPL min-max (jpl-borione §IV, Alg. 6): round i colors local maxima 2i and local minima
     2i+1, reading the value permutation with the index shift rand[(v + shift*i) mod n]."""
-    colors = _uncolored(dg)
+    colors = runtime.uncolored(dg.n)
     vals = permutation_values(dg.n, seed, block_size)
     select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
 
@@ -178,7 +173,7 @@ def gunrock(
     for the uncolored vertices every second round, ties broken by vertex id (Gunrock #885).
     ``equal_values`` gives every vertex the same value (tests only)."""
     cp = runtime.cupy()
-    colors = _uncolored(dg)
+    colors = runtime.uncolored(dg.n)
     vals = cp.empty(dg.n, dtype=np.uint32)
     regenerate = runtime.kernel(FAMILY, "is_random_float")
     select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
@@ -199,7 +194,7 @@ def cohen(dg: runtime.DeviceGraph, *, block_size: int = 256, hashes: int = 4) ->
     """Cohen-Castonguay (jpl-borione §III-D): no value array; round r runs one min-max pass per
     hash function j (colors 2(rk+j) and 2(rk+j)+1), each seeing only the vertices the earlier
     functions of the round left, so a round colors up to 2k sets."""
-    colors = _uncolored(dg)
+    colors = runtime.uncolored(dg.n)
     vals = runtime.cupy().empty(1, dtype=np.uint32)  # hashed keys read no array
     select = Selection(dg, colors, vals, hashed=True, balanced=True, block_size=block_size)
 
@@ -215,7 +210,7 @@ def luby(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Co
     """The naive IDS scheme of luby-cf: fixed random values, one thread per vertex re-scanning
     every vertex each round; round i colors its local maxima with color i."""
     cp = runtime.cupy()
-    colors = _uncolored(dg)
+    colors = runtime.uncolored(dg.n)
     vals = cp.empty(dg.n, dtype=np.uint32)
     if dg.n:
         runtime.kernel(FAMILY, "is_random")(
@@ -235,7 +230,7 @@ def luby(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Co
 def very_random(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Coloring:
     """luby-cf's "very random" scheme: fresh random values every round (hashed from the seed
     and the round); round i colors its local maxima with color i."""
-    colors = _uncolored(dg)
+    colors = runtime.uncolored(dg.n)
     vals = runtime.cupy().empty(1, dtype=np.uint32)
     select = Selection(dg, colors, vals, hashed=True, balanced=True, block_size=block_size)
 

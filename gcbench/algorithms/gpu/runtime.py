@@ -224,6 +224,14 @@ def persistent_grid(block_size: int) -> int:
     return max(1, facts.multiprocessors * facts.max_threads_per_sm // block_size)
 
 
+UNCOLORED = -1  # GCB_UNCOLORED of kernels/common.cuh
+
+
+def uncolored(n: int) -> Any:
+    """int32[n] of UNCOLORED on the device: the colors every GPU algorithm starts from."""
+    return cupy().full(n, UNCOLORED, dtype=np.int32)
+
+
 def scalar_counter() -> Any:
     """A one-element int32 device counter (zeroed)."""
     return cupy().zeros(1, dtype=np.int32)

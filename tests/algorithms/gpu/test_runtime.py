@@ -1,7 +1,9 @@
-"""The GPU runtime: compile caching, the device CSR, the validation kernel, device facts, and
-the shared bounded round loop."""
+"""The GPU runtime: compile caching, the device CSR, the uncolored start, the validation kernel,
+device facts, and the shared bounded round loop."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -28,6 +30,20 @@ def test_a_kernel_compiles_once_per_process_and_defines():
     assert again.misses == first.misses and again.hits == first.hits + 1
     runtime.kernel("validate", "validate_coloring", GCB_TEST_ONLY_DEFINE=8)
     assert runtime._module.cache_info().misses == again.misses + 1
+
+
+def test_uncolored_is_the_kernels_uncolored():
+    header = runtime.kernel_source("validate")
+    value = re.search(r"#define GCB_UNCOLORED \((-?\d+)\)", header)
+    assert value is not None and int(value.group(1)) == runtime.UNCOLORED
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [0, 1, 1000])
+def test_uncolored_starts_every_vertex_uncolored(n):
+    colors = runtime.uncolored(n)
+    assert colors.dtype == np.int32 and colors.shape == (n,)
+    assert (colors.get() == runtime.UNCOLORED).all()
 
 
 @pytest.mark.gpu
