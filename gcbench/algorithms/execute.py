@@ -86,27 +86,23 @@ class _Clock:
     device reaches it), ``time.perf_counter`` for the CPU."""
 
     def __init__(self, backend: str) -> None:
-        self.gpu = backend == "gpu"
-        if self.gpu:
+        self.events: Any = None
+        if backend == "gpu":
             from gcbench.algorithms.gpu import runtime
 
-            self.cp = runtime.cupy()
-        self.marks: list[Any] = []
+            self.events = runtime.EventClock()
+        self.marks: list[float] = []
 
     def mark(self) -> None:
-        if self.gpu:
-            event = self.cp.cuda.Event()
-            event.record()
-            self.marks.append(event)
+        if self.events is not None:
+            self.events.mark()
         else:
             self.marks.append(time.perf_counter())
 
     def elapsed_ms(self, first: int, last: int) -> float:
-        a, b = self.marks[first], self.marks[last]
-        if self.gpu:
-            b.synchronize()
-            return float(self.cp.cuda.get_elapsed_time(a, b))
-        return (b - a) * 1e3
+        if self.events is not None:
+            return self.events.ms(first, last)
+        return (self.marks[last] - self.marks[first]) * 1e3
 
 
 def setup(spec: AlgorithmSpec, prepared: Prepared) -> float:

@@ -23,14 +23,10 @@ def balance_device(dgraph: runtime.DeviceGraph, coloring: Coloring, mode: str) -
     if mode == "none":
         return coloring
     cp = runtime.cupy()
-    begin, end = cp.cuda.Event(), cp.cuda.Event()
-    begin.record()
-    steps = _DeviceSteps(dgraph, cp.array(coloring.colors, dtype=cp.int32, copy=True))
-    report = balance.balance_rounds(steps)
-    end.record()
-    end.synchronize()
-    ms = float(cp.cuda.get_elapsed_time(begin, end))
-    return balance.with_report(coloring, steps.colors, report, ms)
+    with runtime.timed() as clock:
+        steps = _DeviceSteps(dgraph, cp.array(coloring.colors, dtype=cp.int32, copy=True))
+        report = balance.balance_rounds(steps)
+    return balance.with_report(coloring, steps.colors, report, clock.ms())
 
 
 class _DeviceSteps:

@@ -231,24 +231,19 @@ def kernel_times(
 ) -> dict[str, float]:
     """ms of each kernel of one coloring of ``dgraph`` (set up by ``setup``), launched one by
     one with CUDA events between them instead of as a graph: for benchmarks/ecl_gc.py."""
-    cp = runtime.cupy()
     s = _scratch(dgraph)
-    events = [("start", cp.cuda.Event())]
-    events[0][1].record()
-
-    def mark(name: str) -> None:
-        events.append((name, cp.cuda.Event()))
-        events[-1][1].record()
-
     cap = pass_cap(dgraph.n)
     spec.check_block_size(block_size)
     sync = low_sync(dgraph.n, dgraph.nnz)
+    clock, names = runtime.EventClock(), []
+
+    def mark(name: str) -> None:
+        clock.mark()
+        names.append(name)
+
+    clock.mark()
     _launch(dgraph, s, block_size, sync, SHORTCUTS[shortcuts], cap, mark)
-    events[-1][1].synchronize()
-    times = {
-        name: float(cp.cuda.get_elapsed_time(before, after))
-        for (_, before), (name, after) in zip(events, events[1:], strict=False)
-    }
+    times = {name: clock.ms(i, i + 1) for i, name in enumerate(names)}
     _resolve(s, Coloring(s.colors, None), cap, dgraph.name)
     return times
 

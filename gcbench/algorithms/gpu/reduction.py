@@ -31,13 +31,10 @@ def reduce_on_device(
     """Reduce a copy of the device coloring ``colors`` with ``mode``; returns the reduced
     colors, the report and the reduction's own time in ms (CUDA events)."""
     cp = runtime.cupy()
-    begin, end = cp.cuda.Event(), cp.cuda.Event()
-    begin.record()
-    steps = _DeviceSteps(dgraph, cp.array(colors, dtype=cp.int32, copy=True))
-    report = reduction.reduce_rounds(steps, mode)
-    end.record()
-    end.synchronize()
-    return steps.colors, report, float(cp.cuda.get_elapsed_time(begin, end))
+    with runtime.timed() as clock:
+        steps = _DeviceSteps(dgraph, cp.array(colors, dtype=cp.int32, copy=True))
+        report = reduction.reduce_rounds(steps, mode)
+    return steps.colors, report, clock.ms()
 
 
 class _DeviceSteps:

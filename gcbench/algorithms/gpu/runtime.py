@@ -6,10 +6,11 @@ Everything that touches CuPy goes through here, so a missing or broken CuPy is o
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -222,6 +223,36 @@ def persistent_grid(block_size: int) -> int:
     """Blocks that fill the device once: multiprocessors × max threads per SM / block size."""
     facts = device_facts()
     return max(1, facts.multiprocessors * facts.max_threads_per_sm // block_size)
+
+
+class EventClock:
+    """Marks on the current stream's timeline as CUDA events: an event is stamped when the
+    device reaches it, so host work between two marks counts when the device waits for it.
+    The one device clock of gcbench's timings (DESIGN §4)."""
+
+    def __init__(self) -> None:
+        self.marks: list[Any] = []
+
+    def mark(self) -> None:
+        event = cupy().cuda.Event()
+        event.record()
+        self.marks.append(event)
+
+    def ms(self, first: int = 0, last: int = -1) -> float:
+        """Milliseconds from mark ``first`` to mark ``last`` (waits for ``last``)."""
+        begin, end = self.marks[first], self.marks[last]
+        end.synchronize()
+        return float(cupy().cuda.get_elapsed_time(begin, end))
+
+
+@contextlib.contextmanager
+def timed() -> Iterator[EventClock]:
+    """An EventClock marked on entry and on exit: ``with timed() as clock: ...``, then
+    ``clock.ms()``."""
+    clock = EventClock()
+    clock.mark()
+    yield clock
+    clock.mark()
 
 
 UNCOLORED = -1  # GCB_UNCOLORED of kernels/common.cuh

@@ -1,9 +1,10 @@
-"""The GPU runtime: compile caching, the device CSR, the uncolored start, the validation kernel,
-device facts, and the shared bounded round loop."""
+"""The GPU runtime: compile caching, the device CSR, the uncolored start, the event clock, the
+validation kernel, device facts, and the shared bounded round loop."""
 
 from __future__ import annotations
 
 import re
+import time
 
 import numpy as np
 import pytest
@@ -44,6 +45,16 @@ def test_uncolored_starts_every_vertex_uncolored(n):
     colors = runtime.uncolored(n)
     assert colors.dtype == np.int32 and colors.shape == (n,)
     assert (colors.get() == runtime.UNCOLORED).all()
+
+
+@pytest.mark.gpu
+def test_event_clock_counts_host_work_while_the_device_waits():
+    with runtime.timed() as clock:
+        time.sleep(0.02)  # nothing queued: the exit mark is stamped once recorded
+        clock.mark()
+    assert len(clock.marks) == 3
+    assert clock.ms(0, 1) >= 19.0
+    assert clock.ms() == pytest.approx(clock.ms(0, 1) + clock.ms(1, 2), abs=0.01)
 
 
 @pytest.mark.gpu
