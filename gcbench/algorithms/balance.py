@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -175,14 +175,15 @@ def with_report(
     coloring: Coloring, colors: Any, report: BalanceReport | None, ms: float
 ) -> Coloring:
     """``coloring`` with the balanced ``colors`` and the pass's trace series."""
-    trace = dict(coloring.trace)
-    trace["balance_ms"] = [ms]
+    series = {"balance_ms": ms}
     if report is not None:
-        trace["class_cv_before"] = [report.cv_before]
-        trace["class_cv_after"] = [report.cv_after]
-        trace["balance_rounds"] = [float(report.rounds)]
-        trace["balance_moved"] = [float(report.moved)]
-    return replace(coloring, colors=colors, trace=trace)
+        series.update(
+            class_cv_before=report.cv_before,
+            class_cv_after=report.cv_after,
+            balance_rounds=report.rounds,
+            balance_moved=report.moved,
+        )
+    return coloring.after_pass(colors, series)
 
 
 def check_mode(mode: str) -> None:

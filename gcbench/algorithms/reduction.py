@@ -17,7 +17,7 @@ choices made here are in docs/ecl-gc.md.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numba
@@ -92,13 +92,14 @@ def with_report(
     coloring: Coloring, colors: Any, report: ReductionReport | None, ms: float
 ) -> Coloring:
     """``coloring`` with the reduced ``colors`` and the reduction's trace series."""
-    trace = dict(coloring.trace)
-    trace["reduce_ms"] = [ms]
+    series = {"reduce_ms": ms}
     if report is not None:
-        trace["colors_before"] = [float(report.colors_before)]
-        trace["colors_after"] = [float(report.colors_after)]
-        trace["reduce_rounds"] = [float(report.rounds)]
-    return replace(coloring, colors=colors, trace=trace)
+        series.update(
+            colors_before=report.colors_before,
+            colors_after=report.colors_after,
+            reduce_rounds=report.rounds,
+        )
+    return coloring.after_pass(colors, series)
 
 
 def reduce_colors(

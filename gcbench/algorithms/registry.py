@@ -38,6 +38,12 @@ class Coloring:
     resolve: Callable[[Coloring], None] | None = None
     params: dict[str, Any] | None = None
 
+    def after_pass(self, colors: Any, series: dict[str, float]) -> Coloring:
+        """This coloring with the ``colors`` of a pass run on it (reduction, balance) and the
+        pass's one-value trace ``series`` added."""
+        trace = {**self.trace, **{name: [float(value)] for name, value in series.items()}}
+        return replace(self, colors=colors, trace=trace)
+
 
 @dataclass(frozen=True)
 class Param:

@@ -1,4 +1,5 @@
-"""Registry entries: parameter parsing, canonical params, unknown names."""
+"""Registry entries: parameter parsing, canonical params, unknown names, a pass after a
+coloring."""
 
 from __future__ import annotations
 
@@ -88,3 +89,13 @@ def test_a_refused_block_size_never_reaches_the_algorithm():
     with pytest.raises(SpecError, match="not a multiple of 32 in 32..1024"):
         invoke(spec, None, 100, {})
     assert calls == []
+
+
+def test_a_pass_after_the_coloring_replaces_the_colors_and_adds_its_series():
+    before = Coloring([1, 0, 1], 3, {"active": [3.0, 1.0]}, params={"order": "ldf"})
+    after = before.after_pass([0, 1, 0], {"reduce_ms": 0.5, "reduce_rounds": 2})
+    assert after.colors == [0, 1, 0] and after.iterations == 3
+    assert after.params == {"order": "ldf"}
+    assert after.trace == {"active": [3.0, 1.0], "reduce_ms": [0.5], "reduce_rounds": [2.0]}
+    assert all(isinstance(v, float) for v in after.trace["reduce_rounds"])
+    assert before.colors == [1, 0, 1] and "reduce_ms" not in before.trace
