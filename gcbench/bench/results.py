@@ -107,19 +107,27 @@ def capture_environment(command: str | None = None) -> Environment:
     )
 
 
-def git_commit() -> str:
-    """``git rev-parse HEAD`` of the source tree gcbench runs from, "" if not a checkout."""
-    root = Path(__file__).resolve().parents[2]
+def git_commit(root: Path | None = None) -> str:
+    """``git rev-parse HEAD`` of the source tree gcbench runs from (``root``), with "+dirty"
+    when tracked files differ from that commit (the rows were then not made by it), "" if
+    not a checkout."""
+    root = root or Path(__file__).resolve().parents[2]
     if not (root / ".git").exists():
         return ""
+
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10
+        )
+
     try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=10, check=True,
-        )  # fmt: skip
+        head = git("rev-parse", "HEAD")
+        if head.returncode:
+            return ""
+        changed = git("diff", "--quiet", "HEAD", "--").returncode
     except (OSError, subprocess.SubprocessError):
         return ""
-    return done.stdout.strip()
+    return head.stdout.strip() + ("+dirty" if changed else "")
 
 
 def device_columns(backend: str) -> dict[str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import re
+import subprocess
 
 import pandas as pd
 import pytest
@@ -15,6 +16,7 @@ from gcbench.bench.results import (
     TraceFile,
     capture_environment,
     format_value,
+    git_commit,
     repair_last_line,
     row_key,
     trace_rows,
@@ -154,10 +156,28 @@ def test_trace_file_is_a_sibling_with_one_row_per_round_and_series(tmp_path):
     ]
 
 
+def test_git_commit_says_when_the_tree_is_not_the_commit(tmp_path):
+    assert git_commit(tmp_path) == ""  # not a checkout
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    git("add", "a.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
+    head = git_commit(tmp_path)
+    assert re.fullmatch(r"[0-9a-f]{40}", head)
+    (tmp_path / "b.py").write_text("untracked files leave it clean\n")
+    assert git_commit(tmp_path) == head
+    (tmp_path / "a.py").write_text("x = 2\n")
+    assert git_commit(tmp_path) == head + "+dirty"
+
+
 def test_environment():
     env = capture_environment()
     assert re.fullmatch(r"[0-9a-f]{32}", env.run_id) and env.host
-    assert env.git_commit == "" or re.fullmatch(r"[0-9a-f]{40}", env.git_commit)
+    assert env.git_commit == "" or re.fullmatch(r"[0-9a-f]{40}(\+dirty)?", env.git_commit)
     columns = env.columns()
     assert columns["timestamp"].endswith("+00:00") and columns["gcbench_version"]
 
