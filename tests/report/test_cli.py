@@ -4,25 +4,19 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def gcbench(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
-           os.environ.get("PYTHONPATH")])), "COLUMNS": "200"}  # fmt: skip
-    return subprocess.run(
-        [sys.executable, "-m", "gcbench", "report", *args],
-        capture_output=True, text=True, cwd=cwd, env=env, timeout=120,
-    )  # fmt: skip
+import pytest
 
 
-def test_csv_format_with_a_baseline(tmp_path, write_csv, mixed_rows):
+@pytest.fixture
+def gcbench(cli):
+    """``gcbench(*args, cwd=...)``: ``gcbench report ARGS`` in a subprocess, 200 columns wide."""
+    return lambda *args, cwd: cli("report", *args, cwd=cwd, env={**os.environ, "COLUMNS": "200"})
+
+
+def test_csv_format_with_a_baseline(tmp_path, write_csv, mixed_rows, gcbench):
     done = gcbench(str(write_csv(mixed_rows)), "--format", "csv", "--baseline", "greedy",
                    cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -33,7 +27,7 @@ def test_csv_format_with_a_baseline(tmp_path, write_csv, mixed_rows):
     assert g1.speedup == 1.0
 
 
-def test_default_newest_table_and_out(tmp_path, write_csv, reps):
+def test_default_newest_table_and_out(tmp_path, write_csv, reps, gcbench):
     (tmp_path / "results").mkdir()
     rows = [*reps("g1", "greedy", [1.0, 2.0], params="order=ff", iterations=""),
             *reps("g1", "greedy", [3.0], params="order=ldf", iterations="")]  # fmt: skip
@@ -51,7 +45,7 @@ def test_default_newest_table_and_out(tmp_path, write_csv, reps):
     assert "`results/x.csv`" in (tmp_path / "rep" / "summary.md").read_text()
 
 
-def test_errors_are_one_line(tmp_path):
+def test_errors_are_one_line(tmp_path, gcbench):
     done = gcbench(cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == (
@@ -61,7 +55,7 @@ def test_errors_are_one_line(tmp_path):
     assert done.returncode == 2 and "'html' is not one of" in done.stderr
 
 
-def test_plot_formats_and_one_line_errors(tmp_path, write_csv, mixed_rows, reps):
+def test_plot_formats_and_one_line_errors(tmp_path, write_csv, mixed_rows, reps, gcbench):
     path = write_csv(mixed_rows)
     done = gcbench(str(path), "--out", "o", "--plot-format", "svg,pdf", "--format", "csv",
                    cwd=tmp_path)  # fmt: skip
