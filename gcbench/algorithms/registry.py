@@ -251,6 +251,9 @@ def parse_param_string(text: str) -> dict[str, str]:
     return out
 
 
+UNCOLORED = -1  # a vertex without a color; GCB_UNCOLORED of kernels/common.cuh
+
+
 def empty_coloring(n: int) -> np.ndarray:
-    """An all-uncolored int32 array of length n."""
-    return np.full(n, -1, dtype=np.int32)
+    """An all-uncolored int32 array of length n (the device twin: runtime.uncolored)."""
+    return np.full(n, UNCOLORED, dtype=np.int32)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from gcbench.algorithms.registry import UNCOLORED
 from gcbench.errors import GpuUnavailableError, RoundCapError
 from gcbench.graph import Graph, check_gpu_size
 from gcbench.resources import resource_dir
@@ -255,11 +256,9 @@ def timed() -> Iterator[EventClock]:
     clock.mark()
 
 
-UNCOLORED = -1  # GCB_UNCOLORED of kernels/common.cuh
-
-
 def uncolored(n: int) -> Any:
-    """int32[n] of UNCOLORED on the device: the colors every GPU algorithm starts from."""
+    """int32[n] of UNCOLORED on the device: the colors every GPU algorithm starts from (the
+    host twin: registry.empty_coloring)."""
     return cupy().full(n, UNCOLORED, dtype=np.int32)
 
 

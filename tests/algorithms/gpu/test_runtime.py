@@ -11,6 +11,7 @@ import pytest
 
 from gcbench import load_graph, validate
 from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.registry import UNCOLORED
 from gcbench.errors import RoundCapError
 
 
@@ -36,7 +37,7 @@ def test_a_kernel_compiles_once_per_process_and_defines():
 def test_uncolored_is_the_kernels_uncolored():
     header = runtime.kernel_source("validate")
     value = re.search(r"#define GCB_UNCOLORED \((-?\d+)\)", header)
-    assert value is not None and int(value.group(1)) == runtime.UNCOLORED
+    assert value is not None and int(value.group(1)) == UNCOLORED
 
 
 @pytest.mark.gpu
@@ -44,7 +45,7 @@ def test_uncolored_is_the_kernels_uncolored():
 def test_uncolored_starts_every_vertex_uncolored(n):
     colors = runtime.uncolored(n)
     assert colors.dtype == np.int32 and colors.shape == (n,)
-    assert (colors.get() == runtime.UNCOLORED).all()
+    assert (colors.get() == UNCOLORED).all()
 
 
 @pytest.mark.gpu
