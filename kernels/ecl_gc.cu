@@ -16,6 +16,7 @@
 //               nothing overflows where the original's 16-bit fields trap.
 //   hbits[]     high degree colors 32..k, word indptr[v] / 32 + c / 32 (the words of two
 //               vertices never overlap because each vertex has at least 32 edges).
+//   waiting[]   ecl_low's per-warp lists of the low-degree vertices still waiting (ecl_low).
 #include "common.cuh"
 
 #ifndef GCB_BLOCK
@@ -258,134 +259,157 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_high
     }
 }
 
-// Alg. 3: every remaining (low-degree) vertex, one thread each, persistent and asynchronous,
-// with 32-bit bitmaps; both shortcuts exact. Runs after ecl_high, so every high-degree
-// neighbour is already colored and published in posscol (0 for colors >= 32).
-// A visit is bound by dependent loads and, on graphs larger than L2, by the bytes of the
-// vertices still waiting (docs/ecl-gc.md, "Performance"):
-// - the pending in-neighbours are read LOW_BATCH at a time so their loads overlap (reading
-//   a neighbour early is just an older, still valid, view);
-// - a register mask remembers which of a thread's first 64 vertices are done, and the state
-//   of its first vertex stays in registers (all of it when n <= the grid's threads);
-// - LOW_SYNC (chosen per graph by the launcher): a block's threads visit their vertices in
-//   step, a barrier per step, so each pass sweeps consecutive ids and its working set stays
-//   in L2 (the original's runSmall has that barrier); it pays off once the graph is over
-//   twice the L2 and costs barriers below that.
+// Alg. 3, one visit of a low-degree vertex v: its pending in-neighbours (`keep`, MSB-first
+// adjacency positions) are read LOW_BATCH at a time so their loads overlap (reading a
+// neighbour early is just an older, still valid, view), both shortcuts are applied exactly,
+// and v is colored if it can be. Publishes v's possible colors; returns whether v still waits.
 #define LOW_BATCH 4
-#ifndef LOW_SYNC
-#define LOW_SYNC 0
-#endif
+__device__ __forceinline__ bool low_visit(const int v, const int beg, unsigned& keep,
+                                          unsigned& pcol, const int* __restrict__ indices,
+                                          volatile unsigned* __restrict__ posscol,
+                                          int* __restrict__ colors, const int shortcuts,
+                                          int& colored, int& by_shortcut, int& conventional)
+{
+    unsigned others = 0;  // union of the possible colors of uncolored in-neighbours
+    for (unsigned todo = keep & ~1u; todo;) {
+        unsigned batch = 0, np[LOW_BATCH];
+        int u[LOW_BATCH];
+#pragma unroll
+        for (int k = 0; k < LOW_BATCH; k++) {
+            const unsigned bit = todo ? MSB >> __clz(todo) : 0u;
+            todo ^= bit;
+            batch |= bit;
+            u[k] = bit ? indices[beg + __clz(bit)] : -1;
+        }
+#pragma unroll
+        for (int k = 0; k < LOW_BATCH; k++)
+            np[k] = u[k] >= 0 ? load_state(&posscol[u[k]]) : 0u;  // no load for a gap
+#pragma unroll
+        for (int k = 0; k < LOW_BATCH; k++) {
+            if (!batch) break;
+            const unsigned bit = MSB >> __clz(batch);
+            batch ^= bit;
+            if (__popc(np[k]) <= 1) {  // colored: its color is no longer possible
+                if (pcol & np[k])
+                    pcol ^= np[k];
+                else if (shortcuts & USE_SC2)
+                    pcol &= pcol - 1;  // the edge never mattered: drop the worst color
+                keep ^= bit;
+            } else if ((shortcuts & USE_SC2) && !(pcol & np[k])) {  // Shortcut 2
+                pcol &= pcol - 1;
+                keep = (keep ^ bit) | 1u;
+            } else {
+                others |= np[k];
+            }
+        }
+    }
+    const unsigned best = MSB >> __clz(pcol);
+    const bool open = keep & ~1u;
+    const bool shortcut = open && (shortcuts & USE_SC1) && !(best & others);
+    const bool done = !open || shortcut;
+    if (done) {
+        pcol = best;
+        colors[v] = __clz(best);
+        colored++;
+        const bool early = shortcut || (keep & 1u);
+        by_shortcut += early;
+        conventional += !early;
+    }
+    store_state(&posscol[v], pcol);  // unconditional stores measured faster than guarded ones
+    return !done;
+}
+
+// Appends the entries `e` of the lanes with `wait` to a warp's list of `count` entries
+// (warp-uniform): positions 0..31 live in the lanes' registers (`head`, one per lane), the
+// rest in `list` at their position. So a list of up to 32 entries never touches memory.
+__device__ __forceinline__ void low_append(uint4& head, uint4* __restrict__ list, int& count,
+                                           const bool wait, const uint4 e)
+{
+    const int lane = threadIdx.x & 31;
+    const unsigned ahead = __ballot_sync(FULL_MASK, wait);
+    const int pos = count + __popc(ahead & lanemask_lt());
+    if (wait && pos >= 32) list[pos] = e;
+    if (count < 32) {  // this lane's head takes the survivor ranked lane - count, if any
+        const int rank = lane - count;
+        const bool take = rank >= 0 && rank < __popc(ahead);
+        const int src = take ? __fns(ahead, 0, rank + 1) : lane;
+        const uint4 got = make_uint4(
+            __shfl_sync(FULL_MASK, e.x, src), __shfl_sync(FULL_MASK, e.y, src),
+            __shfl_sync(FULL_MASK, e.z, src), __shfl_sync(FULL_MASK, e.w, src));
+        if (take) head = got;
+    }
+    count += __popc(ahead);
+}
+
+// Alg. 3: every remaining (low-degree) vertex, one thread per visit, persistent and
+// asynchronous, with 32-bit bitmaps; both shortcuts exact. Runs after ecl_high, so every
+// high-degree neighbour is already colored and published in posscol (0 for colors >= 32).
+// Pass 0 visits each warp's vertices (v = k * threads + the thread's id, step k) from
+// ecl_init's state and appends the ones still waiting to the warp's own list (v, row start,
+// pending, possible colors: 16 bytes an entry; the first 32 in registers, low_append).
+// Every later pass visits only that list, 32 entries at a time, and compacts it in place, so
+// a pass's lanes all work and finished vertices cost nothing. A block's warps make each step
+// of pass 0, each step of a pass over their lists, and each pass together (a barrier each,
+// as the original's runSmall): a block's working set then stays in L2, and the barriers
+// measured cheaper than letting warps drift apart on every graph (docs/ecl-gc.md).
 extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
     const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
-    volatile unsigned* __restrict__ posscol, unsigned* __restrict__ pending,
-    int* __restrict__ colors, int* __restrict__ counters, int* __restrict__ trace,
-    const int shortcuts, const int cap, const int trace_len)
+    volatile unsigned* __restrict__ posscol, const unsigned* __restrict__ pending,
+    uint4* __restrict__ waiting, int* __restrict__ colors, int* __restrict__ counters,
+    int* __restrict__ trace, const int shortcuts, const int cap, const int trace_len)
 {
     if (*(volatile int*)&counters[C_CAPPED]) return;
     const int lane = threadIdx.x & 31;
-    int by_shortcut = 0, conventional = 0, pass = 0;
-    unsigned long long finished = 0;  // bit j: this thread's j-th vertex is colored
-    unsigned first_pcol = 0, first_keep = 0;  // the first vertex's state once visited
-    int first_beg = -1;
-    for (bool again = true; again; pass++) {
-        if (pass == cap) {
+    const int threads = gcb_stride();
+    const int steps = (n - 1) / threads + 1;  // of pass 0; a warp's list holds 32 per step
+    uint4* const list = waiting + (size_t)((gcb_tid() - lane) / 32) * 32 * steps;
+    uint4 head = make_uint4(0, 0, 0, 0);
+    int by_shortcut = 0, conventional = 0, colored = 0;
+    int count = 0;  // entries in the warp's list (warp-uniform)
+    for (int base = blockIdx.x * blockDim.x; __syncthreads_or(base < n); base += threads) {
+        const int v = base + threadIdx.x;
+        uint4 e = make_uint4(v, 0, 0, 0);  // v, row start, pending, possible colors
+        bool wait = false;
+        if (v < n) {
+            e.w = load_state(&posscol[v]);
+            if (__popc(e.w) > 1) {  // not a root colored by ecl_init, nor high degree
+                e.y = indptr[v];
+                e.z = pending[v];
+                wait = low_visit(v, (int)e.y, e.z, e.w, indices, posscol, colors, shortcuts,
+                                 colored, by_shortcut, conventional);
+            }
+        }
+        low_append(head, list, count, wait, e);
+    }
+    int passes = 1;  // made so far: pass 0
+    for (;; passes++) {  // record the pass just made, then make the next one over the list
+        colored = __reduce_add_sync(FULL_MASK, colored);
+        if (lane == 0 && colored) atomicAdd(&trace[min(passes - 1, trace_len - 1)], colored);
+        colored = 0;
+        if (!__syncthreads_or(count > 0)) break;
+        if (passes == cap) {
             if (lane == 0) atomicExch(&counters[C_CAPPED], 1);
             break;
         }
-        bool waiting = false;
-        int colored = 0, j = 0;
-        // block-uniform trip count: the barriers and warp votes see every thread
-        for (int base = blockIdx.x * blockDim.x; base < n; base += gcb_stride(), j++) {
-#if LOW_SYNC
-            __syncthreads();  // the block's threads step through their vertices together
-#endif
-            const int v = base + threadIdx.x;
-            const unsigned long long me = j < 64 ? 1ull << j : 0ull;
-            if (v >= n || (finished & me)) continue;
-            unsigned pcol, keep;
-            int beg;
-            if (j == 0 && first_beg >= 0) {
-                pcol = first_pcol;
-                keep = first_keep;
-                beg = first_beg;
-            } else {
-                // v's own state in one round trip: the mask above already says v is open
-                // (only this thread colors v), so indptr and pending are rarely wasted
-                pcol = load_state(&posscol[v]);
-                beg = indptr[v];
-                keep = pending[v];
-                if (__popc(pcol) <= 1) {  // a root, colored by ecl_init
-                    finished |= me;
-                    continue;
-                }
+        int kept = 0;
+        for (int first = 0; __syncthreads_or(first < count); first += 32) {
+            const int i = first + lane;
+            uint4 e = head;
+            bool wait = false;
+            if (i < count) {
+                if (first) e = list[i];
+                wait = low_visit((int)e.x, (int)e.y, e.z, e.w, indices, posscol, colors,
+                                 shortcuts, colored, by_shortcut, conventional);
             }
-            unsigned others = 0;  // union of the possible colors of uncolored in-neighbours
-            for (unsigned todo = keep & ~1u; todo;) {
-                unsigned batch = 0, np[LOW_BATCH];
-                int u[LOW_BATCH];
-#pragma unroll
-                for (int k = 0; k < LOW_BATCH; k++) {
-                    const unsigned bit = todo ? MSB >> __clz(todo) : 0u;
-                    todo ^= bit;
-                    batch |= bit;
-                    u[k] = bit ? indices[beg + __clz(bit)] : -1;
-                }
-#pragma unroll
-                for (int k = 0; k < LOW_BATCH; k++)
-                    np[k] = u[k] >= 0 ? load_state(&posscol[u[k]]) : 0u;  // no load for a gap
-#pragma unroll
-                for (int k = 0; k < LOW_BATCH; k++) {
-                    if (!batch) break;
-                    const unsigned bit = MSB >> __clz(batch);
-                    batch ^= bit;
-                    if (__popc(np[k]) <= 1) {  // colored: its color is no longer possible
-                        if (pcol & np[k])
-                            pcol ^= np[k];
-                        else if (shortcuts & USE_SC2)
-                            pcol &= pcol - 1;  // the edge never mattered: drop the worst color
-                        keep ^= bit;
-                    } else if ((shortcuts & USE_SC2) && !(pcol & np[k])) {  // Shortcut 2
-                        pcol &= pcol - 1;
-                        keep = (keep ^ bit) | 1u;
-                    } else {
-                        others |= np[k];
-                    }
-                }
-            }
-            const unsigned best = MSB >> __clz(pcol);
-            const bool open = keep & ~1u;
-            const bool shortcut = open && (shortcuts & USE_SC1) && !(best & others);
-            if (!open || shortcut) {
-                pcol = best;
-                colors[v] = __clz(best);
-                finished |= me;
-                colored++;
-                const bool early = shortcut || (keep & 1u);
-                by_shortcut += early;
-                conventional += !early;
-            } else if (j == 0) {
-                first_pcol = pcol;
-                first_keep = keep;
-                first_beg = beg;
-                waiting = true;
-            } else {
-                pending[v] = keep;  // unconditional stores measured faster than guarded ones
-                waiting = true;
-            }
-            store_state(&posscol[v], pcol);
+            // in place: entries go at or below `first`, and this step's are read already
+            low_append(head, list, kept, wait, e);
         }
-        colored = __reduce_add_sync(FULL_MASK, colored);
-        if (lane == 0 && colored) atomicAdd(&trace[min(pass, trace_len - 1)], colored);
-#if LOW_SYNC
-        again = __syncthreads_or(waiting);
-#else
-        again = __any_sync(FULL_MASK, waiting);
-#endif
+        count = kept;
     }
     by_shortcut = __reduce_add_sync(FULL_MASK, by_shortcut);
     conventional = __reduce_add_sync(FULL_MASK, conventional);
     if (lane == 0) {
-        atomicMax(&counters[C_PASSES_LOW], pass);
+        atomicMax(&counters[C_PASSES_LOW], passes);
         if (by_shortcut) atomicAdd(&counters[C_SHORTCUT], by_shortcut);
         if (conventional) atomicAdd(&counters[C_CONVENTIONAL], conventional);
     }

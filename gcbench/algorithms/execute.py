@@ -266,8 +266,6 @@ def prime(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]) -
         setup(spec, primed)
         coloring, _ = run_timed(spec, primed, block_size, params)
         finish(spec, primed, coloring)
-        if spec.precompile is not None:
-            spec.precompile(block_size, params)
     except (GcbenchError, MemoryError):
         raise  # the algorithm's own verdict (unsupported, round cap, out of memory)
     except Exception as exc:

@@ -121,9 +121,7 @@ class AlgorithmSpec:
     Every spec has the ``balance`` parameter (:data:`BALANCE_PARAM`) too, which ``run`` never
     sees: the runner applies :mod:`gcbench.algorithms.balance` after the coloring.
     A ``chooser`` runs another algorithm it picks per graph; it has a spec per backend under
-    one name and is left out of ``name = "*"`` suites. ``precompile(block_size, params)``,
-    when given, compiles what the primer graph cannot reach (a kernel variant chosen by graph
-    size); :func:`gcbench.algorithms.execute.prime` calls it.
+    one name and is left out of ``name = "*"`` suites.
     ``requires`` names the optional Python packages ``run`` imports (installed by the
     ``extra`` of gcbench); :mod:`gcbench.algorithms.availability` checks them without
     importing them. ``kernel`` names the CUDA source ``kernels/<kernel>.cu`` of a GPU
@@ -144,7 +142,6 @@ class AlgorithmSpec:
     description: str = ""
     setup: Callable[[Any], None] | None = None
     native_reduce: bool = False
-    precompile: Callable[[int | None, Mapping[str, Any]], None] | None = None
     chooser: bool = False
     requires: tuple[str, ...] = ()
     extra: str = ""

@@ -52,45 +52,34 @@ def pass_cap(n: int) -> int:
     return min(INT_MAX, 2 * n + (1 << 16))
 
 
-def _kernel(name: str, block: int, sync: int = 0) -> Any:
+def _kernel(name: str, block: int) -> Any:
     min_blocks = max(1, min(32, runtime.device_facts().max_threads_per_sm // block))
-    return runtime.kernel(KERNEL, name, GCB_BLOCK=block, GCB_MIN_BLOCKS=min_blocks, LOW_SYNC=sync)
-
-
-def low_sync(n: int, nnz: int) -> int:
-    """Whether ecl_low steps through vertices block-synchronously (LOW_SYNC=1): when what a
-    pass reads (the int32 CSR, and posscol, pending and colors: 4·nnz + 16·n bytes) is over
-    half the L2 cache. Keeping a block's threads on consecutive vertices then keeps a pass's
-    working set in L2 (rgg 2^24 on an H200: 7.0 vs 13.9 ms; grid 2048 on an H100: 0.43 vs
-    0.55 ms); far below it the barriers only cost (rgg 2^16). docs/ecl-gc.md, "Performance"."""
-    return int(4 * nnz + 16 * n > runtime.device_facts().l2_bytes // 2)
+    return runtime.kernel(KERNEL, name, GCB_BLOCK=block, GCB_MIN_BLOCKS=min_blocks)
 
 
 @functools.cache
-def _persistent_blocks(name: str, block: int, sync: int = 0) -> int:
+def _persistent_blocks(name: str, block: int) -> int:
     """Blocks of ``name`` that are all resident at once (required: warps wait on each other).
 
     The occupancy the driver reports for the compiled kernel, never more than the device's
     threads per multiprocessor allow (runtime.persistent_grid)."""
     cp = runtime.cupy()
     per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-        _kernel(name, block, sync).kernel.ptr, block, 0
+        _kernel(name, block).kernel.ptr, block, 0
     )
     resident = per_sm * runtime.device_facts().multiprocessors
     return max(1, min(runtime.persistent_grid(block), resident))
 
 
 def geometry(block: int = BLOCK) -> dict[str, dict[str, int]]:
-    """Blocks, registers and local (spill) bytes of the persistent kernels (ecl_low with and
-    without LOW_SYNC)."""
+    """Blocks, registers and local (spill) bytes of the persistent kernels."""
     return {
-        f"{name}{'/sync' if sync else ''}": {
-            "blocks": _persistent_blocks(name, block, sync),
-            "registers": _kernel(name, block, sync).num_regs,
-            "local_bytes": _kernel(name, block, sync).local_size_bytes,
+        name: {
+            "blocks": _persistent_blocks(name, block),
+            "registers": _kernel(name, block).num_regs,
+            "local_bytes": _kernel(name, block).local_size_bytes,
         }
         for name in ("ecl_high", "ecl_low")
-        for sync in (0, 1)
     }
 
 
@@ -105,6 +94,7 @@ class _Scratch:
     dag: Any  # int32[nnz]: in-neighbours of high-degree vertices, compacted as they resolve
     posscol: Any  # uint32[n]
     pending: Any  # uint32[n]
+    waiting: Any  # uint32[4 * (n + device threads)]: ecl_low's per-warp lists, 16 B an entry
     hstate: Any  # uint64[n]
     hbits: Any  # uint32[nnz / 32 + 2]
     worklist: Any  # int32[n]
@@ -122,6 +112,7 @@ def _scratch(dgraph: runtime.DeviceGraph) -> _Scratch:
             dag=cp.empty(max(g.nnz, 1), dtype=cp.int32),
             posscol=cp.empty(max(g.n, 1), dtype=cp.uint32),
             pending=cp.empty(max(g.n, 1), dtype=cp.uint32),
+            waiting=cp.empty(4 * (g.n + runtime.device_threads()), dtype=cp.uint32),
             hstate=cp.empty(max(g.n, 1), dtype=cp.uint64),
             hbits=cp.empty(g.nnz // 32 + 2, dtype=cp.uint32),
             worklist=cp.empty(max(g.n, 1), dtype=cp.int32),
@@ -148,16 +139,8 @@ def _graph(dgraph: runtime.DeviceGraph, s: _Scratch, block: int, shortcuts: str)
     cap = pass_cap(dgraph.n)
     key = (block, shortcuts, cap)
     if key not in s.graphs:
-        sync = low_sync(dgraph.n, dgraph.nnz)
-        s.graphs[key] = _capture(dgraph, s, block, sync, SHORTCUTS[shortcuts], cap)
+        s.graphs[key] = _capture(dgraph, s, block, SHORTCUTS[shortcuts], cap)
     return s.graphs[key]
-
-
-def _precompile(block_size: int | None, params: Any) -> None:
-    """Both LOW_SYNC variants of the kernels (the primer graph is small enough for one)."""
-    for sync in (0, 1):
-        for name in ("ecl_init", "ecl_high", "ecl_low"):
-            _persistent_blocks(name, block_size or BLOCK, sync)
 
 
 def run(
@@ -193,7 +176,6 @@ def _launch(
     g: runtime.DeviceGraph,
     s: _Scratch,
     block: int,
-    sync: int,
     flags: int,
     cap: int,
     mark: Callable[[str], None] = lambda name: None,
@@ -217,10 +199,10 @@ def _launch(
              counters, s.stats[COUNTERS:], flags32, cap32, slots),
         )  # fmt: skip
         mark("ecl_high")
-    _kernel("ecl_low", block, sync)(
-        (min(_persistent_blocks("ecl_low", block, sync), grid),),
+    _kernel("ecl_low", block)(
+        (min(_persistent_blocks("ecl_low", block), grid),),
         (block,),
-        (np.int32(n), g.indptr, g.indices, s.posscol, s.pending, s.colors, counters,
+        (np.int32(n), g.indptr, g.indices, s.posscol, s.pending, s.waiting, s.colors, counters,
          s.stats[COUNTERS + TRACE_PASSES :], flags32, cap32, slots),
     )  # fmt: skip
     mark("ecl_low")
@@ -234,7 +216,6 @@ def kernel_times(
     s = _scratch(dgraph)
     cap = pass_cap(dgraph.n)
     spec.check_block_size(block_size)
-    sync = low_sync(dgraph.n, dgraph.nnz)
     clock, names = runtime.EventClock(), []
 
     def mark(name: str) -> None:
@@ -242,26 +223,24 @@ def kernel_times(
         names.append(name)
 
     clock.mark()
-    _launch(dgraph, s, block_size, sync, SHORTCUTS[shortcuts], cap, mark)
+    _launch(dgraph, s, block_size, SHORTCUTS[shortcuts], cap, mark)
     times = {name: clock.ms(i, i + 1) for i, name in enumerate(names)}
     _resolve(s, Coloring(s.colors, None), cap, dgraph.name)
     return times
 
 
-def _capture(
-    g: runtime.DeviceGraph, s: _Scratch, block: int, sync: int, flags: int, cap: int
-) -> Any:
+def _capture(g: runtime.DeviceGraph, s: _Scratch, block: int, flags: int, cap: int) -> Any:
     """:func:`_launch` captured once as a CUDA graph: a run is then one launch (no Python
     work per kernel while the device waits), replayed on the current stream."""
     cp = runtime.cupy()
     for name in ("ecl_init", "ecl_high", "ecl_low"):  # load modules before, not in, the capture
-        _kernel(name, block, sync)
-        _persistent_blocks(name, block, sync)
+        _kernel(name, block)
+        _persistent_blocks(name, block)
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:
         stream.begin_capture()
         try:
-            _launch(g, s, block, sync, flags, cap)
+            _launch(g, s, block, flags, cap)
         finally:
             graph = stream.end_capture()
     return graph
@@ -318,7 +297,6 @@ spec = register(
         description="JP largest-degree-first with shortcuts, persistent asynchronous kernels",
         setup=_setup,
         native_reduce=True,
-        precompile=_precompile,
         kernel=KERNEL,
     )
 )

@@ -220,10 +220,15 @@ def grid_for(items: int, block_size: int) -> int:
     return max(1, (items + block_size - 1) // block_size)
 
 
-def persistent_grid(block_size: int) -> int:
-    """Blocks that fill the device once: multiprocessors × max threads per SM / block size."""
+def device_threads() -> int:
+    """Threads resident at once when the device is full: multiprocessors × max per SM."""
     facts = device_facts()
-    return max(1, facts.multiprocessors * facts.max_threads_per_sm // block_size)
+    return facts.multiprocessors * facts.max_threads_per_sm
+
+
+def persistent_grid(block_size: int) -> int:
+    """Blocks that fill the device once: :func:`device_threads` / block size."""
+    return max(1, device_threads() // block_size)
 
 
 class EventClock:
