@@ -16,7 +16,10 @@
 //               nothing overflows where the original's 16-bit fields trap.
 //   hbits[]     high degree colors 32..k, word indptr[v] / 32 + c / 32 (the words of two
 //               vertices never overlap because each vertex has at least 32 edges).
-//   waiting[]   ecl_low's per-warp lists of the low-degree vertices still waiting (ecl_low).
+//   waiting[]   the per-warp lists of the low-degree vertices still waiting (ecl_low).
+//
+// GCB_SHORTCUTS (bit 0: Shortcut 1, bit 1: Shortcut 2) is a compile-time constant, so each
+// setting is its own module and the visit's per-neighbour steps carry no test of it.
 #include "common.cuh"
 
 #ifndef GCB_BLOCK
@@ -25,13 +28,16 @@
 #ifndef GCB_MIN_BLOCKS
 #define GCB_MIN_BLOCKS 1
 #endif
+#ifndef GCB_SHORTCUTS
+#define GCB_SHORTCUTS 3
+#endif
 
 #define FULL_MASK GCB_FULL_MASK
 #define MSB GCB_MSB
 #define HIGH_DEGREE 32
 #define COLORED 0xffffffffu
-#define USE_SC1 1
-#define USE_SC2 2
+#define USE_SC1 (GCB_SHORTCUTS & 1)
+#define USE_SC2 (GCB_SHORTCUTS & 2)
 
 // counters[] slots, mirrored in gcbench/algorithms/gpu/ecl_gc.py
 #define C_WORKLIST 0
@@ -176,7 +182,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_high
     volatile unsigned* __restrict__ pending, volatile unsigned long long* __restrict__ hstate,
     volatile unsigned* __restrict__ hbits, const int* __restrict__ worklist,
     int* __restrict__ colors, int* __restrict__ counters, int* __restrict__ trace,
-    const int shortcuts, const int cap, const int trace_len)
+    const int cap, const int trace_len)
 {
     const int lane = threadIdx.x & 31;
     const int warp = (gcb_tid() - lane) / 32;
@@ -230,7 +236,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_high
             __syncwarp();
             const unsigned first = __shfl_sync(FULL_MASK, posscol[v], 0) & ~taken;
             const int nbest = first ? __clz(first) : high_best(words, best, worst, lane);
-            const bool shortcut = (shortcuts & USE_SC1) && kept > 0 && !blocked && nbest == best;
+            const bool shortcut = USE_SC1 && kept > 0 && !blocked && nbest == best;
             if (kept == 0 || shortcut) {
                 if (lane == 0) {
                     colors[v] = nbest;
@@ -259,17 +265,19 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_high
     }
 }
 
-// Alg. 3, one visit of a low-degree vertex v: its pending in-neighbours (`keep`, MSB-first
-// adjacency positions) are read LOW_BATCH at a time so their loads overlap (reading a
-// neighbour early is just an older, still valid, view), both shortcuts are applied exactly,
-// and v is colored if it can be. Publishes v's possible colors; returns whether v still waits.
+// Alg. 3, one visit of the low-degree vertex of entry e = (v, row start, pending, possible
+// colors): its pending in-neighbours (MSB-first adjacency positions) are read LOW_BATCH at a
+// time so their loads overlap (reading a neighbour early is just an older, still valid,
+// view), both shortcuts are applied exactly, and v is colored if it can be. Updates e,
+// publishes v's possible colors, and returns whether v still waits.
 #define LOW_BATCH 4
-__device__ __forceinline__ bool low_visit(const int v, const int beg, unsigned& keep,
-                                          unsigned& pcol, const int* __restrict__ indices,
+__device__ __forceinline__ bool low_visit(uint4& e, const int* __restrict__ indices,
                                           volatile unsigned* __restrict__ posscol,
-                                          int* __restrict__ colors, const int shortcuts,
-                                          int& colored, int& by_shortcut, int& conventional)
+                                          int* __restrict__ colors, int& colored,
+                                          int& by_shortcut)
 {
+    const int v = (int)e.x, beg = (int)e.y;
+    unsigned keep = e.z, pcol = e.w;
     unsigned others = 0;  // union of the possible colors of uncolored in-neighbours
     for (unsigned todo = keep & ~1u; todo;) {
         unsigned batch = 0, np[LOW_BATCH];
@@ -292,10 +300,10 @@ __device__ __forceinline__ bool low_visit(const int v, const int beg, unsigned& 
             if (__popc(np[k]) <= 1) {  // colored: its color is no longer possible
                 if (pcol & np[k])
                     pcol ^= np[k];
-                else if (shortcuts & USE_SC2)
+                else if (USE_SC2)
                     pcol &= pcol - 1;  // the edge never mattered: drop the worst color
                 keep ^= bit;
-            } else if ((shortcuts & USE_SC2) && !(pcol & np[k])) {  // Shortcut 2
+            } else if (USE_SC2 && !(pcol & np[k])) {  // Shortcut 2
                 pcol &= pcol - 1;
                 keep = (keep ^ bit) | 1u;
             } else {
@@ -305,17 +313,17 @@ __device__ __forceinline__ bool low_visit(const int v, const int beg, unsigned& 
     }
     const unsigned best = MSB >> __clz(pcol);
     const bool open = keep & ~1u;
-    const bool shortcut = open && (shortcuts & USE_SC1) && !(best & others);
+    const bool shortcut = open && USE_SC1 && !(best & others);
     const bool done = !open || shortcut;
     if (done) {
         pcol = best;
         colors[v] = __clz(best);
         colored++;
-        const bool early = shortcut || (keep & 1u);
-        by_shortcut += early;
-        conventional += !early;
+        by_shortcut += shortcut || (keep & 1u);
     }
     store_state(&posscol[v], pcol);  // unconditional stores measured faster than guarded ones
+    e.z = keep;
+    e.w = pcol;
     return !done;
 }
 
@@ -351,20 +359,23 @@ __device__ __forceinline__ void low_append(uint4& head, uint4* __restrict__ list
 // a pass's lanes all work and finished vertices cost nothing. A block's warps make each step
 // of pass 0, each step of a pass over their lists, and each pass together (a barrier each,
 // as the original's runSmall): a block's working set then stays in L2, and the barriers
-// measured cheaper than letting warps drift apart on every graph (docs/ecl-gc.md).
+// measured cheaper than letting warps drift apart on every graph (docs/ecl-gc.md). Where the
+// graph fits one step (every list in registers, so there is nothing to keep in L2) the warps
+// go through their passes alone: each pass then waits only on the warp's own visits.
 extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
     const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
     volatile unsigned* __restrict__ posscol, const unsigned* __restrict__ pending,
     uint4* __restrict__ waiting, int* __restrict__ colors, int* __restrict__ counters,
-    int* __restrict__ trace, const int shortcuts, const int cap, const int trace_len)
+    int* __restrict__ trace, const int cap, const int trace_len)
 {
     if (*(volatile int*)&counters[C_CAPPED]) return;
     const int lane = threadIdx.x & 31;
     const int threads = gcb_stride();
     const int steps = (n - 1) / threads + 1;  // of pass 0; a warp's list holds 32 per step
+    const bool alone = steps == 1;  // grid-uniform
     uint4* const list = waiting + (size_t)((gcb_tid() - lane) / 32) * 32 * steps;
     uint4 head = make_uint4(0, 0, 0, 0);
-    int by_shortcut = 0, conventional = 0, colored = 0;
+    int by_shortcut = 0, colored = 0;
     int count = 0;  // entries in the warp's list (warp-uniform)
     for (int base = blockIdx.x * blockDim.x; __syncthreads_or(base < n); base += threads) {
         const int v = base + threadIdx.x;
@@ -375,8 +386,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
             if (__popc(e.w) > 1) {  // not a root colored by ecl_init, nor high degree
                 e.y = indptr[v];
                 e.z = pending[v];
-                wait = low_visit(v, (int)e.y, e.z, e.w, indices, posscol, colors, shortcuts,
-                                 colored, by_shortcut, conventional);
+                wait = low_visit(e, indices, posscol, colors, colored, by_shortcut);
             }
         }
         low_append(head, list, count, wait, e);
@@ -386,31 +396,32 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
         colored = __reduce_add_sync(FULL_MASK, colored);
         if (lane == 0 && colored) atomicAdd(&trace[min(passes - 1, trace_len - 1)], colored);
         colored = 0;
-        if (!__syncthreads_or(count > 0)) break;
+        if (alone ? count == 0 : !__syncthreads_or(count > 0)) break;
         if (passes == cap) {
             if (lane == 0) atomicExch(&counters[C_CAPPED], 1);
             break;
         }
         int kept = 0;
-        for (int first = 0; __syncthreads_or(first < count); first += 32) {
+        for (int first = 0; alone ? first < count : __syncthreads_or(first < count); first += 32) {
             const int i = first + lane;
             uint4 e = head;
             bool wait = false;
             if (i < count) {
                 if (first) e = list[i];
-                wait = low_visit((int)e.x, (int)e.y, e.z, e.w, indices, posscol, colors,
-                                 shortcuts, colored, by_shortcut, conventional);
+                wait = low_visit(e, indices, posscol, colors, colored, by_shortcut);
             }
             // in place: entries go at or below `first`, and this step's are read already
             low_append(head, list, kept, wait, e);
         }
         count = kept;
     }
+    // the conventional colorings are the trace's others: counted off here, added by the host
     by_shortcut = __reduce_add_sync(FULL_MASK, by_shortcut);
-    conventional = __reduce_add_sync(FULL_MASK, conventional);
     if (lane == 0) {
         atomicMax(&counters[C_PASSES_LOW], passes);
-        if (by_shortcut) atomicAdd(&counters[C_SHORTCUT], by_shortcut);
-        if (conventional) atomicAdd(&counters[C_CONVENTIONAL], conventional);
+        if (by_shortcut) {
+            atomicAdd(&counters[C_SHORTCUT], by_shortcut);
+            atomicSub(&counters[C_CONVENTIONAL], by_shortcut);
+        }
     }
 }

@@ -33,7 +33,7 @@ from gcbench.algorithms.registry import (
 )
 from gcbench.errors import RoundCapError
 
-SHORTCUTS = {"none": 0, "sc1": 1, "sc2": 2, "both": 3}  # bit 0: Shortcut 1, bit 1: Shortcut 2
+SHORTCUTS = {"none": 0, "sc1": 1, "sc2": 2, "both": 3}  # GCB_SHORTCUTS: bit 0 Shortcut 1, bit 1 2
 BLOCK = 512  # the original's threads per block
 KERNEL = "ecl_gc"  # kernels/ecl_gc.cu
 HIGH_DEGREE = 32  # degree from which a vertex is on the worklist (kernels/ecl_gc.cu)
@@ -52,32 +52,36 @@ def pass_cap(n: int) -> int:
     return min(INT_MAX, 2 * n + (1 << 16))
 
 
-def _kernel(name: str, block: int) -> Any:
+def _kernel(name: str, block: int, shortcuts: str) -> Any:
+    """``name`` compiled for ``block`` threads and the ``shortcuts`` setting (a compile-time
+    constant of the kernels: each setting is its own module)."""
     min_blocks = max(1, min(32, runtime.device_facts().max_threads_per_sm // block))
-    return runtime.kernel(KERNEL, name, GCB_BLOCK=block, GCB_MIN_BLOCKS=min_blocks)
+    return runtime.kernel(
+        KERNEL, name, GCB_BLOCK=block, GCB_MIN_BLOCKS=min_blocks, GCB_SHORTCUTS=SHORTCUTS[shortcuts]
+    )
 
 
 @functools.cache
-def _persistent_blocks(name: str, block: int) -> int:
+def _persistent_blocks(name: str, block: int, shortcuts: str) -> int:
     """Blocks of ``name`` that are all resident at once (required: warps wait on each other).
 
     The occupancy the driver reports for the compiled kernel, never more than the device's
     threads per multiprocessor allow (runtime.persistent_grid)."""
     cp = runtime.cupy()
     per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-        _kernel(name, block).kernel.ptr, block, 0
+        _kernel(name, block, shortcuts).kernel.ptr, block, 0
     )
     resident = per_sm * runtime.device_facts().multiprocessors
     return max(1, min(runtime.persistent_grid(block), resident))
 
 
-def geometry(block: int = BLOCK) -> dict[str, dict[str, int]]:
+def geometry(block: int = BLOCK, shortcuts: str = "both") -> dict[str, dict[str, int]]:
     """Blocks, registers and local (spill) bytes of the persistent kernels."""
     return {
         name: {
-            "blocks": _persistent_blocks(name, block),
-            "registers": _kernel(name, block).num_regs,
-            "local_bytes": _kernel(name, block).local_size_bytes,
+            "blocks": _persistent_blocks(name, block, shortcuts),
+            "registers": _kernel(name, block, shortcuts).num_regs,
+            "local_bytes": _kernel(name, block, shortcuts).local_size_bytes,
         }
         for name in ("ecl_high", "ecl_low")
     }
@@ -139,7 +143,7 @@ def _graph(dgraph: runtime.DeviceGraph, s: _Scratch, block: int, shortcuts: str)
     cap = pass_cap(dgraph.n)
     key = (block, shortcuts, cap)
     if key not in s.graphs:
-        s.graphs[key] = _capture(dgraph, s, block, SHORTCUTS[shortcuts], cap)
+        s.graphs[key] = _capture(dgraph, s, block, shortcuts, cap)
     return s.graphs[key]
 
 
@@ -176,15 +180,15 @@ def _launch(
     g: runtime.DeviceGraph,
     s: _Scratch,
     block: int,
-    flags: int,
+    shortcuts: str,
     cap: int,
     mark: Callable[[str], None] = lambda name: None,
 ) -> None:
     """The three kernels of one coloring, on the current stream; ``mark(name)`` after each."""
     n, counters = g.n, s.stats[:COUNTERS]
-    flags32, cap32, slots = np.int32(flags), np.int32(cap), np.int32(TRACE_PASSES)
+    cap32, slots = np.int32(cap), np.int32(TRACE_PASSES)
     grid = runtime.grid_for(n, block)
-    _kernel("ecl_init", block)(
+    _kernel("ecl_init", block, shortcuts)(
         (min(grid, runtime.persistent_grid(block)),),
         (block,),
         (np.int32(n), g.indptr, g.indices, s.dag, s.posscol, s.pending, s.hstate, s.hbits,
@@ -192,18 +196,19 @@ def _launch(
     )  # fmt: skip
     mark("ecl_init")
     if s.high:
-        _kernel("ecl_high", block)(
-            (min(_persistent_blocks("ecl_high", block), runtime.grid_for(32 * s.high, block)),),
+        high_blocks = _persistent_blocks("ecl_high", block, shortcuts)
+        _kernel("ecl_high", block, shortcuts)(
+            (min(high_blocks, runtime.grid_for(32 * s.high, block)),),
             (block,),
             (g.indptr, s.dag, s.posscol, s.pending, s.hstate, s.hbits, s.worklist, s.colors,
-             counters, s.stats[COUNTERS:], flags32, cap32, slots),
+             counters, s.stats[COUNTERS:], cap32, slots),
         )  # fmt: skip
         mark("ecl_high")
-    _kernel("ecl_low", block)(
-        (min(_persistent_blocks("ecl_low", block), grid),),
+    _kernel("ecl_low", block, shortcuts)(
+        (min(_persistent_blocks("ecl_low", block, shortcuts), grid),),
         (block,),
         (np.int32(n), g.indptr, g.indices, s.posscol, s.pending, s.waiting, s.colors, counters,
-         s.stats[COUNTERS + TRACE_PASSES :], flags32, cap32, slots),
+         s.stats[COUNTERS + TRACE_PASSES :], cap32, slots),
     )  # fmt: skip
     mark("ecl_low")
 
@@ -223,24 +228,24 @@ def kernel_times(
         names.append(name)
 
     clock.mark()
-    _launch(dgraph, s, block_size, SHORTCUTS[shortcuts], cap, mark)
+    _launch(dgraph, s, block_size, shortcuts, cap, mark)
     times = {name: clock.ms(i, i + 1) for i, name in enumerate(names)}
     _resolve(s, Coloring(s.colors, None), cap, dgraph.name)
     return times
 
 
-def _capture(g: runtime.DeviceGraph, s: _Scratch, block: int, flags: int, cap: int) -> Any:
+def _capture(g: runtime.DeviceGraph, s: _Scratch, block: int, shortcuts: str, cap: int) -> Any:
     """:func:`_launch` captured once as a CUDA graph: a run is then one launch (no Python
     work per kernel while the device waits), replayed on the current stream."""
     cp = runtime.cupy()
     for name in ("ecl_init", "ecl_high", "ecl_low"):  # load modules before, not in, the capture
-        _kernel(name, block)
-        _persistent_blocks(name, block)
+        _kernel(name, block, shortcuts)
+        _persistent_blocks(name, block, shortcuts)
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:
         stream.begin_capture()
         try:
-            _launch(g, s, block, flags, cap)
+            _launch(g, s, block, shortcuts, cap)
         finally:
             graph = stream.end_capture()
     return graph
@@ -254,9 +259,8 @@ def _resolve(s: _Scratch, coloring: Coloring, cap: int, name: str) -> None:
     high, low = int(counters[C_PASSES_HIGH]), int(counters[C_PASSES_LOW])
     used_high, used_low = min(high, TRACE_PASSES), min(low, TRACE_PASSES)
     low_at = COUNTERS + TRACE_PASSES
-    per_pass = np.concatenate(
-        [s.stats[COUNTERS : COUNTERS + used_high].get(), s.stats[low_at : low_at + used_low].get()]
-    )
+    per_pass_low = s.stats[low_at : low_at + used_low].get()
+    per_pass = np.concatenate([s.stats[COUNTERS : COUNTERS + used_high].get(), per_pass_low])
     s.stats[: COUNTERS + used_high].fill(0)
     s.stats[low_at : low_at + used_low].fill(0)
     s.clean = True
@@ -265,7 +269,8 @@ def _resolve(s: _Scratch, coloring: Coloring, cap: int, name: str) -> None:
         colored=per_pass.astype(float).tolist(),
         colored_init=[float(counters[C_INIT])],
         colored_shortcut=[float(counters[C_SHORTCUT])],
-        colored_conventional=[float(counters[C_CONVENTIONAL])],
+        # ecl_low counts its shortcut colorings off C_CONVENTIONAL; the rest of its are in the trace
+        colored_conventional=[float(counters[C_CONVENTIONAL] + per_pass_low.sum())],
     )
     if counters[C_CAPPED]:
         raise RoundCapError(
