@@ -38,6 +38,8 @@ BLOCK = 512  # the original's threads per block
 KERNEL = "ecl_gc"  # kernels/ecl_gc.cu
 HIGH_DEGREE = 32  # degree from which a vertex is on the worklist (kernels/ecl_gc.cu)
 TRACE_PASSES = 1 << 14  # per-pass trace slots per kernel; later passes share the last one
+TRACE_COPIES = 32  # copies of each kernel's trace, one per warp % 32 (kernels/ecl_gc.cu)
+TRACE = TRACE_COPIES * TRACE_PASSES  # ints of one kernel's trace
 INT_MAX = 2**31 - 1
 # counters[] slots, as in kernels/ecl_gc.cu
 C_WORKLIST, C_CAPPED, C_PASSES_HIGH, C_PASSES_LOW = 0, 1, 2, 3
@@ -102,7 +104,7 @@ class _Scratch:
     hstate: Any  # uint64[n]
     hbits: Any  # uint32[nnz / 32 + 2]
     worklist: Any  # int32[n]
-    stats: Any  # int32[COUNTERS + 2 * TRACE_PASSES]: counters, then per-pass colored counts
+    stats: Any  # int32[COUNTERS + 2 * TRACE]: counters, then the kernels' per-pass traces
     colors: Any  # int32[n]
     high: int  # vertices of degree >= 32 (the worklist's length)
     graphs: dict[tuple[Any, ...], Any] = field(default_factory=dict)  # captured launches
@@ -120,7 +122,7 @@ def _scratch(dgraph: runtime.DeviceGraph) -> _Scratch:
             hstate=cp.empty(max(g.n, 1), dtype=cp.uint64),
             hbits=cp.empty(g.nnz // 32 + 2, dtype=cp.uint32),
             worklist=cp.empty(max(g.n, 1), dtype=cp.int32),
-            stats=cp.zeros(COUNTERS + 2 * TRACE_PASSES, dtype=cp.int32),
+            stats=cp.zeros(COUNTERS + 2 * TRACE, dtype=cp.int32),
             colors=cp.empty(g.n, dtype=cp.int32),
             high=int(np.count_nonzero(g.host.degrees >= HIGH_DEGREE)),
         )
@@ -201,14 +203,14 @@ def _launch(
             (min(high_blocks, runtime.grid_for(32 * s.high, block)),),
             (block,),
             (g.indptr, s.dag, s.posscol, s.pending, s.hstate, s.hbits, s.worklist, s.colors,
-             counters, s.stats[COUNTERS:], cap32, slots),
+             counters, s.stats[COUNTERS : COUNTERS + TRACE], cap32, slots),
         )  # fmt: skip
         mark("ecl_high")
     _kernel("ecl_low", block, shortcuts)(
         (min(_persistent_blocks("ecl_low", block, shortcuts), grid),),
         (block,),
         (np.int32(n), g.indptr, g.indices, s.posscol, s.pending, s.waiting, s.colors, counters,
-         s.stats[COUNTERS + TRACE_PASSES :], cap32, slots),
+         s.stats[COUNTERS + TRACE :], cap32, slots),
     )  # fmt: skip
     mark("ecl_low")
 
@@ -257,12 +259,13 @@ def _resolve(s: _Scratch, coloring: Coloring, cap: int, name: str) -> None:
     what the run used for the next one, and raise RoundCapError if a kernel hit its cap."""
     counters = s.stats[:COUNTERS].get()
     high, low = int(counters[C_PASSES_HIGH]), int(counters[C_PASSES_LOW])
-    used_high, used_low = min(high, TRACE_PASSES), min(low, TRACE_PASSES)
-    low_at = COUNTERS + TRACE_PASSES
-    per_pass_low = s.stats[low_at : low_at + used_low].get()
-    per_pass = np.concatenate([s.stats[COUNTERS : COUNTERS + used_high].get(), per_pass_low])
-    s.stats[: COUNTERS + used_high].fill(0)
-    s.stats[low_at : low_at + used_low].fill(0)
+    traces = s.stats[COUNTERS:].reshape(2, TRACE_COPIES, TRACE_PASSES)  # high, low kernel
+    used = [traces[0, :, : min(high, TRACE_PASSES)], traces[1, :, : min(low, TRACE_PASSES)]]
+    per_pass_high, per_pass_low = (copies.get().sum(axis=0) for copies in used)
+    per_pass = np.concatenate([per_pass_high, per_pass_low])
+    s.stats[:COUNTERS].fill(0)
+    for copies in used:
+        copies[...] = 0
     s.clean = True
     coloring.iterations = high + low
     coloring.trace.update(
