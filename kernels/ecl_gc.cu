@@ -49,7 +49,7 @@
 #define C_CONVENTIONAL 6
 // A kernel's per-pass trace is TRACE_COPIES copies of trace_len slots, summed by the host: a
 // warp adds to copy (warp % TRACE_COPIES), so the warps ending a pass together do not all
-// queue on one L2 address (measured: one shared copy cost up to 8 % on delaunay 20).
+// queue on one L2 address (one copy cost 4-5 % on rgg 20 and delaunay 20: docs/ecl-gc.md).
 #define TRACE_COPIES 32
 
 __device__ __forceinline__ unsigned lanemask_lt() { return (1u << (threadIdx.x & 31)) - 1u; }
