@@ -36,6 +36,7 @@
 #define MSB GCB_MSB
 #define HIGH_DEGREE 32
 #define COLORED 0xffffffffu
+#define EMPTY 0xffffffffu  // an entry's vertex when there is none (lane_passes)
 #define USE_SC1 (GCB_SHORTCUTS & 1)
 #define USE_SC2 (GCB_SHORTCUTS & 2)
 
@@ -338,6 +339,27 @@ __device__ __forceinline__ bool low_visit(uint4& e, const int* __restrict__ indi
     return !done;
 }
 
+// Visits the entry e (none if EMPTY) until its vertex is colored, with nothing warp-wide per
+// pass; returns the passes made. A lane's pass p is still its warp's pass p (the lanes go
+// through them together), so each coloring is added to the trace slot of its pass.
+__device__ __forceinline__ int lane_passes(uint4 e, const int* __restrict__ indices,
+                                           volatile unsigned* __restrict__ posscol,
+                                           int* __restrict__ colors, int& by_shortcut,
+                                           int* __restrict__ trace, const int trace_len,
+                                           int* __restrict__ capped, const int cap, int made)
+{
+    int colored = 0;
+    for (bool waits = e.x != EMPTY; waits; made++) {
+        if (made == cap) {
+            atomicExch(capped, 1);
+            break;
+        }
+        waits = low_visit(e, indices, posscol, colors, colored, by_shortcut);
+        if (!waits) atomicAdd(&trace[min(made, trace_len - 1)], 1);
+    }
+    return made;
+}
+
 // Appends the entries `e` of the lanes with `wait` to a warp's list of `count` entries
 // (warp-uniform): positions 0..31 live in the lanes' registers (`head`, one per lane), the
 // rest in `list` at their position. So a list of up to 32 entries never touches memory.
@@ -370,9 +392,10 @@ __device__ __forceinline__ void low_append(uint4& head, uint4* __restrict__ list
 // a pass's lanes all work and finished vertices cost nothing. A block's warps make each step
 // of pass 0, each step of a pass over their lists, and each pass together (a barrier each,
 // as the original's runSmall): a block's working set then stays in L2, and the barriers
-// measured cheaper than letting warps drift apart on every graph (docs/ecl-gc.md). Where the
-// graph fits one step (every list in registers, so there is nothing to keep in L2) the warps
-// go through their passes alone: each pass then waits only on the warp's own visits.
+// measured cheaper than letting warps drift apart on every graph (docs/ecl-gc.md).
+// Once every list of a block fits its registers, and from the start where the graph has at
+// most one vertex per thread, each lane visits its own entry until it is colored, with no
+// barrier, compaction or warp-wide step per pass (lane_passes): a pass is then one visit.
 extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
     const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
     volatile unsigned* __restrict__ posscol, const unsigned* __restrict__ pending,
@@ -383,49 +406,67 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
     trace = trace_copy(trace, trace_len);
     const int lane = threadIdx.x & 31;
     const int threads = gcb_stride();
-    const int steps = (n - 1) / threads + 1;  // of pass 0; a warp's list holds 32 per step
-    const bool alone = steps == 1;  // grid-uniform
-    uint4* const list = waiting + (size_t)((gcb_tid() - lane) / 32) * 32 * steps;
-    uint4 head = make_uint4(0, 0, 0, 0);
-    int by_shortcut = 0, colored = 0;
-    int count = 0;  // entries in the warp's list (warp-uniform)
-    for (int base = blockIdx.x * blockDim.x; __syncthreads_or(base < n); base += threads) {
-        const int v = base + threadIdx.x;
-        uint4 e = make_uint4(v, 0, 0, 0);  // v, row start, pending, possible colors
-        bool wait = false;
+    int by_shortcut = 0, passes = 1;  // passes: made so far (the most of any lane)
+    if (n <= threads) {  // grid-uniform: each thread has at most one vertex, kept in registers
+        const int v = gcb_tid();
+        uint4 e = make_uint4(EMPTY, 0, 0, 0);
         if (v < n) {
-            e.w = load_state(&posscol[v]);
-            if (__popc(e.w) > 1) {  // not a root colored by ecl_init, nor high degree
-                e.y = indptr[v];
-                e.z = pending[v];
-                wait = low_visit(e, indices, posscol, colors, colored, by_shortcut);
-            }
+            const unsigned pc = load_state(&posscol[v]);
+            if (__popc(pc) > 1)  // not a root colored by ecl_init, nor high degree
+                e = make_uint4(v, indptr[v], pending[v], pc);
         }
-        low_append(head, list, count, wait, e);
-    }
-    int passes = 1;  // made so far: pass 0
-    for (;; passes++) {  // record the pass just made, then make the next one over the list
-        colored = __reduce_add_sync(FULL_MASK, colored);
-        if (lane == 0 && colored) atomicAdd(&trace[min(passes - 1, trace_len - 1)], colored);
-        colored = 0;
-        if (alone ? count == 0 : !__syncthreads_or(count > 0)) break;
-        if (passes == cap) {
-            if (lane == 0) atomicExch(&counters[C_CAPPED], 1);
-            break;
-        }
-        int kept = 0;
-        for (int first = 0; alone ? first < count : __syncthreads_or(first < count); first += 32) {
-            const int i = first + lane;
-            uint4 e = head;
+        const int made = lane_passes(e, indices, posscol, colors, by_shortcut, trace, trace_len,
+                                     &counters[C_CAPPED], cap, 0);
+        passes = max(1, __reduce_max_sync(FULL_MASK, made));
+    } else {
+        const int steps = (n - 1) / threads + 1;  // of pass 0; a warp's list holds 32 per step
+        uint4* const list = waiting + (size_t)((gcb_tid() - lane) / 32) * 32 * steps;
+        uint4 head = make_uint4(0, 0, 0, 0);
+        int colored = 0, count = 0;  // count: entries in the warp's list (warp-uniform)
+        for (int base = blockIdx.x * blockDim.x; __syncthreads_or(base < n); base += threads) {
+            const int v = base + threadIdx.x;
+            uint4 e = make_uint4(v, 0, 0, 0);  // v, row start, pending, possible colors
             bool wait = false;
-            if (i < count) {
-                if (first) e = list[i];
-                wait = low_visit(e, indices, posscol, colors, colored, by_shortcut);
+            if (v < n) {
+                e.w = load_state(&posscol[v]);
+                if (__popc(e.w) > 1) {  // not a root colored by ecl_init, nor high degree
+                    e.y = indptr[v];
+                    e.z = pending[v];
+                    wait = low_visit(e, indices, posscol, colors, colored, by_shortcut);
+                }
             }
-            // in place: entries go at or below `first`, and this step's are read already
-            low_append(head, list, kept, wait, e);
+            low_append(head, list, count, wait, e);
         }
-        count = kept;
+        for (;; passes++) {  // record the pass just made, then make the next one over the list
+            colored = __reduce_add_sync(FULL_MASK, colored);
+            if (lane == 0 && colored) atomicAdd(&trace[min(passes - 1, trace_len - 1)], colored);
+            colored = 0;
+            if (!__syncthreads_or(count > 0)) break;
+            if (passes == cap) {
+                if (lane == 0) atomicExch(&counters[C_CAPPED], 1);
+                break;
+            }
+            if (__syncthreads_and(count <= 32)) {  // every list of the block is in registers
+                if (lane >= count) head.x = EMPTY;
+                const int made = lane_passes(head, indices, posscol, colors, by_shortcut, trace,
+                                             trace_len, &counters[C_CAPPED], cap, passes);
+                passes = __reduce_max_sync(FULL_MASK, made);
+                break;
+            }
+            int kept = 0;
+            for (int first = 0; __syncthreads_or(first < count); first += 32) {
+                const int i = first + lane;
+                uint4 e = head;
+                bool wait = false;
+                if (i < count) {
+                    if (first) e = list[i];
+                    wait = low_visit(e, indices, posscol, colors, colored, by_shortcut);
+                }
+                // in place: entries go at or below `first`, and this step's are read already
+                low_append(head, list, kept, wait, e);
+            }
+            count = kept;
+        }
     }
     // the conventional colorings are the trace's others: counted off here, added by the host
     by_shortcut = __reduce_add_sync(FULL_MASK, by_shortcut);

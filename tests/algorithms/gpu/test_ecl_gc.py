@@ -110,8 +110,8 @@ def test_shortcuts_color_early_on_kron(on_gpu):
     "spec", ["gen:complete?n=300", "gen:delaunay?scale=14", "gen:delaunay?scale=19"]
 )
 def test_reaching_the_pass_cap_is_a_timeout_not_a_hang(on_gpu, monkeypatch, spec):
-    # the clique caps in ecl_high; the meshes (all degrees < 32) in ecl_low's list passes,
-    # delaunay 14 where each warp goes alone (one step), delaunay 19 where a block keeps in step
+    # the clique caps in ecl_high; the meshes (all degrees < 32) in ecl_low,
+    # delaunay 14 where each lane visits its own vertex, delaunay 19 where a block keeps in step
     assert spec == "gen:complete?n=300" or on_gpu(spec)[0].max_degree < 32
     monkeypatch.setattr(ecl_gc, "pass_cap", lambda n: 2)
     with pytest.raises(RoundCapError, match="after 2 passes"):
