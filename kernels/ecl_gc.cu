@@ -348,7 +348,7 @@ __device__ __forceinline__ int lane_passes(uint4 e, const int* __restrict__ indi
                                            int* __restrict__ trace, const int trace_len,
                                            int* __restrict__ capped, const int cap, int made)
 {
-    int colored = 0;
+    int colored = 0;  // low_visit's per-warp count, unused: a lane adds its coloring itself
     for (bool waits = e.x != EMPTY; waits; made++) {
         if (made == cap) {
             atomicExch(capped, 1);
