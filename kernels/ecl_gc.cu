@@ -10,7 +10,9 @@
 //               vertex publishes its color here too (0 when the color is 32 or more).
 //   pending[v]  low degree: the adjacency positions of the higher-priority neighbours still
 //               to resolve, MSB-first, plus bit 0 set once Shortcut 2 dropped an edge to an
-//               uncolored neighbour. High degree: how many in-neighbours remain in dag[].
+//               uncolored neighbour; ecl_init writes it, and ecl_low keeps the live copy in
+//               the vertex's entry (waiting[], or a lane's registers). High degree: how many
+//               in-neighbours remain in dag[].
 //   hstate[v]   high degree only: worst color (= number of in-neighbours) << 32 | best
 //               color while uncolored, COLORED << 32 | color once colored. 32 bits each, so
 //               nothing overflows where the original's 16-bit fields trap.
