@@ -128,34 +128,52 @@ def _kwargs(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any])
     return kwargs
 
 
+def bind(
+    spec: AlgorithmSpec, handle: Any, block_size: int | None, params: dict[str, Any]
+) -> Callable[[], Coloring]:
+    """The timed work on ``handle`` (a Graph or DeviceGraph) as a call with no arguments: the
+    algorithm, then a ``reduce`` other than "none" for a spec without ``native_reduce``, then
+    a ``balance`` other than "none", each on the algorithm's own backend (the GPU ones need no
+    host copy). The parameters are checked and resolved now, and so are the algorithm's own
+    lookups where its spec has ``bind``, so a timed region around the call holds only what
+    runs for each coloring. The call does not resolve: a chooser (``auto``) returns the chosen
+    algorithm's Coloring, whose ``resolve`` :func:`run_timed` calls after the timing; the
+    ``balance`` applied here is added to the parameters such a Coloring records."""
+    mode = "none" if spec.native_reduce else params.get("reduce", "none")
+    kwargs = _kwargs(spec, block_size, params)
+    if spec.bind is not None:
+        algorithm = spec.bind(handle, **kwargs)
+    else:
+        algorithm = functools.partial(spec.run, handle, **kwargs)
+    shuffle = params.get("balance", "none")
+
+    def call() -> Coloring:
+        coloring = algorithm()
+        if mode != "none":
+            if spec.backend == "cpu":
+                coloring = reduction.reduce_host(handle, coloring, mode)
+            else:
+                from gcbench.algorithms.gpu.reduction import reduce_device
+
+                coloring = reduce_device(handle, coloring, mode)
+        if coloring.params is not None:
+            coloring.params = {**coloring.params, "balance": shuffle}
+        if shuffle == "none":
+            return coloring
+        if spec.backend == "cpu":
+            return balance.balance_host(handle, coloring, shuffle)
+        from gcbench.algorithms.gpu.balance import balance_device
+
+        return balance_device(handle, coloring, shuffle)
+
+    return call
+
+
 def invoke(
     spec: AlgorithmSpec, handle: Any, block_size: int | None, params: dict[str, Any]
 ) -> Coloring:
-    """The timed work on ``handle`` (a Graph or DeviceGraph): the algorithm, then a ``reduce``
-    other than "none" for a spec without ``native_reduce``, then a ``balance`` other than
-    "none", each on the algorithm's own backend (the GPU ones need no host copy). It does not
-    resolve: a chooser (``auto``) returns the chosen algorithm's Coloring, whose ``resolve``
-    :func:`run_timed` calls after the timing; the ``balance`` applied here is added to the
-    parameters such a Coloring records."""
-    mode = "none" if spec.native_reduce else params.get("reduce", "none")
-    coloring = spec.run(handle, **_kwargs(spec, block_size, params))
-    if mode != "none":
-        if spec.backend == "cpu":
-            coloring = reduction.reduce_host(handle, coloring, mode)
-        else:
-            from gcbench.algorithms.gpu.reduction import reduce_device
-
-            coloring = reduce_device(handle, coloring, mode)
-    shuffle = params.get("balance", "none")
-    if coloring.params is not None:
-        coloring.params = {**coloring.params, "balance": shuffle}
-    if shuffle == "none":
-        return coloring
-    if spec.backend == "cpu":
-        return balance.balance_host(handle, coloring, shuffle)
-    from gcbench.algorithms.gpu.balance import balance_device
-
-    return balance_device(handle, coloring, shuffle)
+    """:func:`bind`'s call, made at once."""
+    return bind(spec, handle, block_size, params)()
 
 
 def _resolved(coloring: Coloring) -> Coloring:
@@ -170,10 +188,12 @@ def run_timed(
     spec: AlgorithmSpec, prepared: Prepared, block_size: int | None, params: dict[str, Any]
 ) -> tuple[Coloring, float]:
     """Run ``spec`` once on ``prepared`` (already set up and primed); the Coloring and the
-    time of the call alone in ms. Host round trips the algorithm makes are inside it."""
+    time of the call alone in ms, bound (:func:`bind`) before the start event. Host round
+    trips the algorithm makes are inside it."""
+    call = bind(spec, prepared.handle, block_size, params)
     clock = _Clock(spec.backend)
     clock.mark()
-    coloring = invoke(spec, prepared.handle, block_size, params)
+    coloring = call()
     clock.mark()
     elapsed = clock.elapsed_ms(0, 1)
     return _resolved(coloring), elapsed

@@ -126,6 +126,10 @@ class AlgorithmSpec:
     ``extra`` of gcbench); :mod:`gcbench.algorithms.availability` checks them without
     importing them. ``kernel`` names the CUDA source ``kernels/<kernel>.cu`` of a GPU
     algorithm (None for a library call).
+    ``bind(graph_or_device_graph, *, block_size, **params)``, when given, returns ``run``'s
+    work as a call with no arguments, its lookups made at bind time (no device work, no
+    allocation): :func:`gcbench.algorithms.execute.run_timed` binds before its start event,
+    so the timed region holds only what runs for each coloring.
     """
 
     name: str
@@ -146,6 +150,7 @@ class AlgorithmSpec:
     requires: tuple[str, ...] = ()
     extra: str = ""
     kernel: str | None = None
+    bind: Callable[..., Callable[[], Coloring]] | None = None
 
     def check_block_size(self, block_size: int) -> None:
         """Refuse a launch block size this GPU algorithm's kernels cannot use: one check for

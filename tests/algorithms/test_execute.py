@@ -3,11 +3,14 @@ every run (the timing itself is tested through the runner in tests/bench/test_pr
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
 from gcbench import algorithms, load_graph
 from gcbench.algorithms import execute
+from gcbench.algorithms.registry import AlgorithmSpec, Coloring
 from gcbench.graph import check_invariant
 from gcbench.validate import validate
 
@@ -39,6 +42,33 @@ def test_every_repetition_is_validated():
     assert len(case.runs) == 3 and case.valid
     for run in case.runs:
         assert run.validation == validate(prepared.graph, run.colors)
+
+
+def test_a_spec_binds_its_lookups_before_the_timed_region():
+    """run_timed binds first: what ``bind`` does (here a 200 ms wait) is not in the time, the
+    bound call is, and the call gets the checked parameters."""
+    events = []
+
+    def bind(graph, **params):
+        events.append(("bind", params))
+        time.sleep(0.2)
+
+        def call():
+            events.append("call")
+            time.sleep(0.01)
+            return Coloring(np.zeros(graph.n, dtype=np.int32), 1, {})
+
+        return call
+
+    spec = AlgorithmSpec(
+        name="test-bind", backend="cpu", family="test", run=lambda graph: None, bind=bind
+    )
+    prepared = execute.prepare(load_graph("gen:cycle?n=4"), "cpu")
+    coloring, ms = execute.run_timed(spec, prepared, None, {"balance": "none"})
+    assert events == [("bind", {}), "call"]
+    assert 10 <= ms < 150
+    assert list(coloring.colors) == [0, 0, 0, 0]
+    assert execute.invoke(spec, prepared.handle, None, {}).iterations == 1
 
 
 @pytest.mark.gpu

@@ -156,7 +156,7 @@ def run(
     shortcuts: str = "both",
     reduce: str = "none",
 ) -> Coloring:
-    """Color ``dgraph``: three launches and nothing else inside the timed region.
+    """Color ``dgraph``: one captured launch (:func:`bind`'s call, made at once).
     ``iterations`` = passes of the high-degree kernel plus passes of the low-degree kernel
     (the most any warp made: asynchronous, so it varies between runs).
 
@@ -164,18 +164,39 @@ def run(
     high-degree passes first) and the totals ``colored_init``, ``colored_shortcut``,
     ``colored_conventional`` (Figure 12), plus the reduction's series when ``reduce`` is not
     "none" (the reduction is part of the timed work)."""
+    return bind(dgraph, block_size=block_size, shortcuts=shortcuts, reduce=reduce)()
+
+
+def bind(
+    dgraph: runtime.DeviceGraph,
+    *,
+    block_size: int = BLOCK,
+    shortcuts: str = "both",
+    reduce: str = "none",
+) -> Callable[[], Coloring]:
+    """:func:`run` as a call with no arguments: the scratch buffers and the captured launch
+    (captured now if this block size has not been) are looked up here, so a timed call is
+    the launch, the reduction and the Coloring they return."""
     n = dgraph.n
     if n == 0:
-        colors = runtime.cupy().empty(0, dtype=np.int32)
-        return reduce_device(dgraph, Coloring(colors, 0, {}), reduce)
+        return lambda: reduce_device(
+            dgraph, Coloring(runtime.cupy().empty(0, np.int32), 0, {}), reduce
+        )
     s = _scratch(dgraph)
-    if not s.clean:  # the last run's statistics were never read back (it failed)
-        s.stats.fill(0)
-    s.clean = False
     cap = pass_cap(n)
-    _graph(dgraph, s, block_size, shortcuts).launch()
-    done = Coloring(s.colors, None, {}, resolve=lambda final: _resolve(s, final, cap, dgraph.name))
-    return reduce_device(dgraph, done, reduce)
+    graph = _graph(dgraph, s, block_size, shortcuts)
+
+    def call() -> Coloring:
+        if not s.clean:  # the last run's statistics were never read back (it failed)
+            s.stats.fill(0)
+        s.clean = False
+        graph.launch()
+        done = Coloring(
+            s.colors, None, {}, resolve=lambda final: _resolve(s, final, cap, dgraph.name)
+        )
+        return reduce_device(dgraph, done, reduce)
+
+    return call
 
 
 def _launch(
@@ -306,5 +327,6 @@ spec = register(
         setup=_setup,
         native_reduce=True,
         kernel=KERNEL,
+        bind=bind,
     )
 )
