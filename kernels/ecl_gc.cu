@@ -69,13 +69,12 @@ __device__ __forceinline__ unsigned first_colors(const int k)
     return k >= 31 ? FULL_MASK : ~(FULL_MASK >> (k + 1));
 }
 
-// Priority of DESIGN §3: (degree, hash32, id), larger first. Is u before v?
-__device__ __forceinline__ bool precedes(const int u, const int du, const int v, const int dv)
+// Priority of DESIGN §3, (degree, hash32, id), larger first, as one 64-bit key compared
+// without branches: hash32 is a bijection, so distinct vertices never tie on (degree, hash32)
+// and the id never decides.
+__device__ __forceinline__ unsigned long long priority(const int v, const int deg)
 {
-    if (du != dv) return du > dv;
-    const unsigned hu = gcb_hash32(u), hv = gcb_hash32(v);
-    if (hu != hv) return hu > hv;
-    return u > v;
+    return ((unsigned long long)deg << 32) | gcb_hash32(v);
 }
 
 __device__ __forceinline__ unsigned long long pack(const unsigned hi, const unsigned lo)
@@ -118,10 +117,11 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_init(
         }
         const bool high = v < n && deg >= HIGH_DEGREE;
         if (v < n && !high) {
+            const unsigned long long pv = priority(v, deg);
             unsigned active = 0;
             for (int i = 0; i < deg; i++) {
                 const int u = indices[beg + i];
-                if (precedes(u, indptr[u + 1] - indptr[u], v, deg)) active |= MSB >> i;
+                if (priority(u, indptr[u + 1] - indptr[u]) > pv) active |= MSB >> i;
             }
             const int k = __popc(active);
             posscol[v] = first_colors(k);
@@ -141,6 +141,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_init(
             const int w = __shfl_sync(FULL_MASK, v, src);
             const int wbeg = __shfl_sync(FULL_MASK, beg, src);
             const int wdeg = __shfl_sync(FULL_MASK, deg, src);
+            const unsigned long long pw = priority(w, wdeg);
             int k = 0;
             for (int i0 = 0; i0 < wdeg; i0 += 32) {
                 const int i = i0 + lane;
@@ -148,7 +149,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_init(
                 bool in = false;
                 if (i < wdeg) {
                     u = indices[wbeg + i];
-                    in = precedes(u, indptr[u + 1] - indptr[u], w, wdeg);
+                    in = priority(u, indptr[u + 1] - indptr[u]) > pw;
                 }
                 const unsigned b = __ballot_sync(FULL_MASK, in);
                 if (in) dag[wbeg + k + __popc(b & lanemask_lt())] = u;
