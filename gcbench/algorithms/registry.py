@@ -127,9 +127,9 @@ class AlgorithmSpec:
     importing them. ``kernel`` names the CUDA source ``kernels/<kernel>.cu`` of a GPU
     algorithm (None for a library call).
     ``bind(graph_or_device_graph, *, block_size, **params)``, when given, returns ``run``'s
-    work as a call with no arguments, its lookups made at bind time (no device work, no
-    allocation): :func:`gcbench.algorithms.execute.run_timed` binds before its start event,
-    so the timed region holds only what runs for each coloring.
+    work as a call with no arguments, its lookups made at bind time (nothing that colors:
+    at most what ``setup`` would build): :func:`gcbench.algorithms.execute.run_timed` binds
+    before its start event, so the timed region holds only what runs for each coloring.
     """
 
     name: str
