@@ -121,7 +121,8 @@ def bench_graph(spec: str, reps: int, verify: bool, ref: dict, rate: float) -> l
     for params in OTHER_CONFIGS:
         case = time_case("ecl-gc", prepared, params, reps=reps)
         extra.append(f"{params}: {case.median_ms:.3f} ms, {case.validation.colors} colors")
-    print(f"{spec}: " + "; ".join(extra), flush=True)
+    grid = ecl_gc.coloring_grid(view.handle, ecl_gc.BLOCK, "both")
+    print(f"{spec}: ecl_init/ecl_low grid {grid} blocks; " + "; ".join(extra), flush=True)
     return rows
 
 

@@ -390,7 +390,10 @@ __device__ __forceinline__ void low_append(uint4& head, uint4* __restrict__ list
 // high-degree neighbour is already colored and published in posscol (0 for colors >= 32).
 // Pass 0 visits each warp's vertices (v = k * threads + the thread's id, step k) from
 // ecl_init's state and appends the ones still waiting to the warp's own list (v, row start,
-// pending, possible colors: 16 bytes an entry; the first 32 in registers, low_append).
+// pending, possible colors: 16 bytes an entry; the first 32 in registers, low_append). A
+// vertex's first entry is built from its row and pending[v] alone: its possible colors are
+// still ecl_init's first_colors(popc(pending)), so posscol[v] is not read (one dependent load
+// less per pass-0 step).
 // Every later pass visits only that list, 32 entries at a time, and compacts it in place, so
 // a pass's lanes all work and finished vertices cost nothing. A block's warps make each step
 // of pass 0 and each pass together (a barrier each, as the original's runSmall): a block's
@@ -415,9 +418,10 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
         const int v = gcb_tid();
         uint4 e = make_uint4(EMPTY, 0, 0, 0);
         if (v < n) {
-            const unsigned pc = load_state(&posscol[v]);
-            if (__popc(pc) > 1)  // not a root colored by ecl_init, nor high degree
-                e = make_uint4(v, indptr[v], pending[v], pc);
+            const int beg = indptr[v], deg = indptr[v + 1] - beg;
+            const unsigned pend = pending[v];
+            if (deg < HIGH_DEGREE && pend)  // low degree, not a root (colored by ecl_init)
+                e = make_uint4(v, beg, pend, first_colors(__popc(pend)));
         }
         const int made = lane_passes(e, indices, posscol, colors, by_shortcut, trace, trace_len,
                                      &counters[C_CAPPED], cap, 0);
@@ -432,10 +436,10 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
             uint4 e = make_uint4(v, 0, 0, 0);  // v, row start, pending, possible colors
             bool wait = false;
             if (v < n) {
-                e.w = load_state(&posscol[v]);
-                if (__popc(e.w) > 1) {  // not a root colored by ecl_init, nor high degree
-                    e.y = indptr[v];
-                    e.z = pending[v];
+                const int beg = indptr[v], deg = indptr[v + 1] - beg;
+                const unsigned pend = pending[v];
+                if (deg < HIGH_DEGREE && pend) {  // low degree, not a root (colored by ecl_init)
+                    e = make_uint4(v, beg, pend, first_colors(__popc(pend)));
                     wait = low_visit(e, indices, posscol, colors, colored, by_shortcut);
                 }
             }

@@ -4,9 +4,10 @@ Three kernels of ``kernels/ecl_gc.cu`` color the graph: ``ecl_init`` (Alg. 1: pr
 the DAG of higher-priority neighbours, possible-color bitmaps, the worklist of degree >= 32
 vertices), ``ecl_high`` (Alg. 2: those vertices, one warp each, best/worst-color shortcut) and
 ``ecl_low`` (Alg. 3: the rest, one thread each, both shortcuts on 32-bit bitmaps). The two
-coloring kernels are persistent: one grid that fills the device loops asynchronously until
-its vertices are colored, at most ``cap`` passes per warp. The colors equal serial greedy
-in LDF order (DESIGN §3) for every ``shortcuts`` setting.
+coloring kernels are persistent: one grid, all of it resident, loops asynchronously until
+its vertices are colored, at most ``cap`` passes per warp (every resident block, or 3/4 of
+them where the graph's working set fits in L2: :func:`coloring_blocks_per_sm`). The colors
+equal serial greedy in LDF order (DESIGN §3) for every ``shortcuts`` setting.
 
 The color reduction (ecl-gc §4) is :mod:`gcbench.algorithms.gpu.reduction`, shared with every
 other GPU algorithm's ``reduce`` parameter.
@@ -64,17 +65,58 @@ def _kernel(name: str, block: int, shortcuts: str) -> Any:
 
 
 @functools.cache
-def _persistent_blocks(name: str, block: int, shortcuts: str) -> int:
-    """Blocks of ``name`` that are all resident at once (required: warps wait on each other).
-
-    The occupancy the driver reports for the compiled kernel, never more than the device's
-    threads per multiprocessor allow (runtime.persistent_grid)."""
+def _resident_per_sm(name: str, block: int, shortcuts: str) -> int:
+    """Blocks of ``name`` resident at once on one multiprocessor: the occupancy the driver
+    reports for the compiled kernel (a persistent grid needs all its blocks resident, since
+    warps wait on each other)."""
     cp = runtime.cupy()
     per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
         _kernel(name, block, shortcuts).kernel.ptr, block, 0
     )
-    resident = per_sm * runtime.device_facts().multiprocessors
-    return max(1, min(runtime.persistent_grid(block), resident))
+    return max(1, per_sm)
+
+
+def _persistent_blocks(name: str, block: int, shortcuts: str) -> int:
+    """Blocks of ``name`` that are all resident at once on the device."""
+    return _resident_per_sm(name, block, shortcuts) * runtime.device_facts().multiprocessors
+
+
+def fits_l2(n: int, nnz: int, l2_bytes: int) -> bool:
+    """Whether ``ecl_low``'s working set fits the L2 cache: the int32 CSR (4 B per entry and
+    per row) and the possible colors, pending positions and colors of every vertex (12 B)."""
+    return 4 * nnz + 16 * n <= l2_bytes
+
+
+def coloring_blocks_per_sm(
+    resident: int, n: int, nnz: int, block: int, multiprocessors: int, l2_bytes: int
+) -> int:
+    """Blocks per multiprocessor of ``ecl_init`` and ``ecl_low``: all ``resident`` ones,
+    except on a graph whose working set fits in L2 and that has more vertices than they have
+    threads (``ecl_low``'s list path), which runs on 3/4 of them.
+
+    There every visit is a chain of L2 hits, and the youngest block on each multiprocessor
+    gets its issue slots last: its pass-0 steps took 10-22 µs against 3-4 µs in the others,
+    and the kernel ends when it does. Without it the steps take 3.5-6 µs in every block
+    (delaunay 20 on an H200: 7-10 % faster; grids and meshes past L2 are 3-5 % slower that
+    way, so they keep every block; docs/ecl-gc.md, "Three blocks per multiprocessor")."""
+    if n > resident * multiprocessors * block and fits_l2(n, nnz, l2_bytes):
+        return max(1, 3 * resident // 4)
+    return resident
+
+
+def coloring_grid(g: runtime.DeviceGraph, block: int, shortcuts: str) -> int:
+    """Blocks of ``ecl_init`` and ``ecl_low`` on ``g``: one thread per vertex at most, and
+    :func:`coloring_blocks_per_sm` on every multiprocessor."""
+    facts = runtime.device_facts()
+    per_sm = coloring_blocks_per_sm(
+        _resident_per_sm("ecl_low", block, shortcuts),
+        g.n,
+        g.nnz,
+        block,
+        facts.multiprocessors,
+        facts.l2_bytes,
+    )
+    return min(runtime.grid_for(g.n, block), per_sm * facts.multiprocessors)
 
 
 def geometry(block: int = BLOCK, shortcuts: str = "both") -> dict[str, dict[str, int]]:
@@ -210,9 +252,9 @@ def _launch(
     """The three kernels of one coloring, on the current stream; ``mark(name)`` after each."""
     n, counters = g.n, s.stats[:COUNTERS]
     cap32, slots = np.int32(cap), np.int32(TRACE_PASSES)
-    grid = runtime.grid_for(n, block)
+    grid = coloring_grid(g, block, shortcuts)
     _kernel("ecl_init", block, shortcuts)(
-        (min(grid, runtime.persistent_grid(block)),),
+        (grid,),
         (block,),
         (np.int32(n), g.indptr, g.indices, s.dag, s.posscol, s.pending, s.hstate, s.hbits,
          s.worklist, s.colors, counters),
@@ -228,7 +270,7 @@ def _launch(
         )  # fmt: skip
         mark("ecl_high")
     _kernel("ecl_low", block, shortcuts)(
-        (min(_persistent_blocks("ecl_low", block, shortcuts), grid),),
+        (grid,),
         (block,),
         (np.int32(n), g.indptr, g.indices, s.posscol, s.pending, s.waiting, s.colors, counters,
          s.stats[COUNTERS + TRACE :], cap32, slots),

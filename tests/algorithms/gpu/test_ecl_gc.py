@@ -94,6 +94,21 @@ def test_the_hub_and_the_star_exceed_16_bits(on_gpu):
     assert on_gpu("gen:star?leaves=1000000")[0].max_degree == 1_000_000
 
 
+def test_three_quarters_and_all_of_the_grid_both_equal_greedy_ldf(on_gpu, monkeypatch):
+    # rgg 19 fits L2 and has more vertices than the device has threads: 3/4 of the blocks;
+    # with the rule off (a fresh copy, so a fresh capture), all of them
+    graph, _, reference = on_gpu("gen:rgg?scale=19")
+    spec_ = algorithms.get("ecl-gc")
+    grids = []
+    for fits in (True, False):
+        monkeypatch.setattr(ecl_gc, "fits_l2", lambda n, nnz, l2_bytes, fits=fits: fits)
+        prepared = prepare(graph, "gpu")
+        grids.append(ecl_gc.coloring_grid(prepared.handle, 512, "both"))
+        outcome = execute(spec_, prepared, 512, spec_.resolve_params({}))
+        assert np.array_equal(outcome.colors, reference), fits
+    assert grids[0] < grids[1]
+
+
 @pytest.mark.parametrize("block_size", [64, 128, 1024])
 def test_block_size_changes_nothing(on_gpu, block_size):
     spec = "gen:kron?scale=16&edgefactor=48"
