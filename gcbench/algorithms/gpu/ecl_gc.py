@@ -96,7 +96,7 @@ def coloring_blocks_per_sm(
 
     There every visit is a chain of L2 hits, and the youngest block on each multiprocessor
     gets its issue slots last: its pass-0 steps took 10-22 µs against 3-4 µs in the others,
-    and the kernel ends when it does. Without it the steps take 3.5-6 µs in every block
+    and the kernel ends when it does. On three blocks the steps take 3.5-6 µs in every block
     (delaunay 20 on an H200: 7-10 % faster; grids and meshes past L2 are 3-5 % slower that
     way, so they keep every block; docs/ecl-gc.md, "Three blocks per multiprocessor")."""
     if n > resident * multiprocessors * block and fits_l2(n, nnz, l2_bytes):
