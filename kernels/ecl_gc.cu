@@ -342,6 +342,20 @@ __device__ __forceinline__ bool low_visit(uint4& e, const int* __restrict__ indi
     return !done;
 }
 
+// Builds v's first entry e (v, row start, pending, possible colors) from its row and
+// pending[v] alone: its possible colors are still ecl_init's first_colors(popc(pending)), so
+// posscol[v] need not be read first. False (e untouched) for a high-degree vertex or a root,
+// which ecl_high and ecl_init color.
+__device__ __forceinline__ bool first_entry(const int v, const int* __restrict__ indptr,
+                                            const unsigned* __restrict__ pending, uint4& e)
+{
+    const int beg = indptr[v], deg = indptr[v + 1] - beg;
+    const unsigned pend = pending[v];
+    if (deg >= HIGH_DEGREE || !pend) return false;
+    e = make_uint4(v, beg, pend, first_colors(__popc(pend)));
+    return true;
+}
+
 // Visits the entry e (none if EMPTY) until its vertex is colored, with nothing warp-wide per
 // pass; returns the passes made. A lane's pass p is still its warp's pass p (the lanes go
 // through them together), so each coloring is added to the trace slot of its pass.
@@ -390,10 +404,8 @@ __device__ __forceinline__ void low_append(uint4& head, uint4* __restrict__ list
 // high-degree neighbour is already colored and published in posscol (0 for colors >= 32).
 // Pass 0 visits each warp's vertices (v = k * threads + the thread's id, step k) from
 // ecl_init's state and appends the ones still waiting to the warp's own list (v, row start,
-// pending, possible colors: 16 bytes an entry; the first 32 in registers, low_append). A
-// vertex's first entry is built from its row and pending[v] alone: its possible colors are
-// still ecl_init's first_colors(popc(pending)), so posscol[v] is not read (one dependent load
-// less per pass-0 step).
+// pending, possible colors: 16 bytes an entry; the first 32 in registers, low_append), each
+// entry built by first_entry (one dependent load less per pass-0 step than reading posscol).
 // Every later pass visits only that list, 32 entries at a time, and compacts it in place, so
 // a pass's lanes all work and finished vertices cost nothing. A block's warps make each step
 // of pass 0 and each pass together (a barrier each, as the original's runSmall): a block's
@@ -417,12 +429,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
     if (n <= threads) {  // grid-uniform: each thread has at most one vertex, kept in registers
         const int v = gcb_tid();
         uint4 e = make_uint4(EMPTY, 0, 0, 0);
-        if (v < n) {
-            const int beg = indptr[v], deg = indptr[v + 1] - beg;
-            const unsigned pend = pending[v];
-            if (deg < HIGH_DEGREE && pend)  // low degree, not a root (colored by ecl_init)
-                e = make_uint4(v, beg, pend, first_colors(__popc(pend)));
-        }
+        if (v < n) first_entry(v, indptr, pending, e);
         const int made = lane_passes(e, indices, posscol, colors, by_shortcut, trace, trace_len,
                                      &counters[C_CAPPED], cap, 0);
         passes = max(1, __reduce_max_sync(FULL_MASK, made));
@@ -435,14 +442,8 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
             const int v = base + threadIdx.x;
             uint4 e = make_uint4(v, 0, 0, 0);  // v, row start, pending, possible colors
             bool wait = false;
-            if (v < n) {
-                const int beg = indptr[v], deg = indptr[v + 1] - beg;
-                const unsigned pend = pending[v];
-                if (deg < HIGH_DEGREE && pend) {  // low degree, not a root (colored by ecl_init)
-                    e = make_uint4(v, beg, pend, first_colors(__popc(pend)));
-                    wait = low_visit(e, indices, posscol, colors, colored, by_shortcut);
-                }
-            }
+            if (v < n && first_entry(v, indptr, pending, e))
+                wait = low_visit(e, indices, posscol, colors, colored, by_shortcut);
             low_append(head, list, count, wait, e);
         }
         for (;; passes++) {  // record the pass just made, then make the next one over the list
