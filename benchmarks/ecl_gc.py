@@ -122,7 +122,11 @@ def bench_graph(spec: str, reps: int, verify: bool, ref: dict, rate: float) -> l
         case = time_case("ecl-gc", prepared, params, reps=reps)
         extra.append(f"{params}: {case.median_ms:.3f} ms, {case.validation.colors} colors")
     grid = ecl_gc.coloring_grid(view.handle, ecl_gc.BLOCK, "both")
-    print(f"{spec}: ecl_init/ecl_low grid {grid} blocks; " + "; ".join(extra), flush=True)
+    order = "in order" if grid.ordered else "in band order"
+    print(
+        f"{spec}: ecl_init/ecl_low grid {grid.blocks} blocks, pass 0 {order}; " + "; ".join(extra),
+        flush=True,
+    )
     return rows
 
 

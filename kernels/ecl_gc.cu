@@ -356,6 +356,47 @@ __device__ __forceinline__ bool first_entry(const int v, const int* __restrict__
     return true;
 }
 
+// Pass 0 in order (`ordered`, at most ORDER_SLOTS steps): a thread's slots k < steps (vertex
+// first + k * threads) as one byte each, slot k in byte k % 4 of keys.x (k < 4) or keys.y:
+// (32 - pending in-neighbours) << 3 | k, so the largest byte is the slot with the fewest, the
+// later slot on a tie; 0 for a slot with nothing to visit (past n, or no pending[] bit set: a
+// root). A high-degree vertex's pending[] is a count, so it may get a byte; first_entry skips
+// it anyway. Only the visits' order changes, never a color.
+#define ORDER_SLOTS 8
+__device__ __forceinline__ uint2 pass0_keys(const int n, const unsigned* __restrict__ pending,
+                                            const int first, const int threads, const int steps)
+{
+    uint2 keys = make_uint2(0, 0);
+#pragma unroll
+    for (int k = 0; k < ORDER_SLOTS; k++) {
+        const int v = first + k * threads;
+        unsigned key = 0;
+        if (k < steps && v < n) {
+            const unsigned pend = pending[v];
+            key = pend ? (unsigned)(32 - __popc(pend)) << 3 | k : 0u;
+        }
+        if (k < 4)
+            keys.x |= key << (8 * k);
+        else
+            keys.y |= key << (8 * (k - 4));
+    }
+    return keys;
+}
+
+// The slot of the largest byte of keys, which it clears; -1 once every byte is 0.
+__device__ __forceinline__ int pass0_next(uint2& keys)
+{
+    unsigned m = __vmaxu4(keys.x, keys.y);
+    m = __vmaxu4(m, m >> 16);
+    m = __vmaxu4(m, m >> 8) & 0xffu;
+    const int k = m & 7;
+    if (k < 4)
+        keys.x &= ~(0xffu << (8 * k));
+    else
+        keys.y &= ~(0xffu << (8 * (k - 4)));
+    return m ? k : -1;
+}
+
 // Visits the entry e (none if EMPTY) until its vertex is colored, with nothing warp-wide per
 // pass; returns the passes made. A lane's pass p is still its warp's pass p (the lanes go
 // through them together), so each coloring is added to the trace slot of its pass.
@@ -402,10 +443,14 @@ __device__ __forceinline__ void low_append(uint4& head, uint4* __restrict__ list
 // Alg. 3: every remaining (low-degree) vertex, one thread per visit, persistent and
 // asynchronous, with 32-bit bitmaps; both shortcuts exact. Runs after ecl_high, so every
 // high-degree neighbour is already colored and published in posscol (0 for colors >= 32).
-// Pass 0 visits each warp's vertices (v = k * threads + the thread's id, step k) from
-// ecl_init's state and appends the ones still waiting to the warp's own list (v, row start,
-// pending, possible colors: 16 bytes an entry; the first 32 in registers, low_append), each
-// entry built by first_entry (one dependent load less per pass-0 step than reading posscol).
+// Pass 0 visits each thread's slots (vertex k * threads + the thread's id, slot k) from
+// ecl_init's state: in band order (step k, slot k), or with `ordered` (set by the host where
+// the working set fits in L2; at most ORDER_SLOTS steps) each step the slot with the fewest
+// pending in-neighbours left (pass0_keys), so more visits find their in-neighbours colored
+// (delaunay 20: 227 K colorings in pass 0 against 110 K). It appends the vertices still
+// waiting to the warp's own list (v, row start, pending, possible colors: 16 bytes an entry;
+// the first 32 in registers, low_append), each entry built by first_entry (one dependent
+// load less per pass-0 step than reading posscol).
 // Every later pass visits only that list, 32 entries at a time, and compacts it in place, so
 // a pass's lanes all work and finished vertices cost nothing. A block's warps make each step
 // of pass 0 and each pass together (a barrier each, as the original's runSmall): a block's
@@ -419,7 +464,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
     const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
     volatile unsigned* __restrict__ posscol, const unsigned* __restrict__ pending,
     uint4* __restrict__ waiting, int* __restrict__ colors, int* __restrict__ counters,
-    int* __restrict__ trace, const int cap, const int trace_len)
+    int* __restrict__ trace, const int cap, const int trace_len, const int ordered)
 {
     if (*(volatile int*)&counters[C_CAPPED]) return;
     trace = trace_copy(trace, trace_len);
@@ -438,8 +483,15 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
         uint4* const list = waiting + (size_t)((gcb_tid() - lane) / 32) * 32 * steps;
         uint4 head = make_uint4(0, 0, 0, 0);
         int colored = 0, count = 0;  // count: entries in the warp's list (warp-uniform)
+        const int first = gcb_tid();  // the vertex of the thread's slot k is first + k * threads
+        const bool in_order = ordered && steps <= ORDER_SLOTS;  // grid-uniform
+        uint2 keys = in_order ? pass0_keys(n, pending, first, threads, steps) : make_uint2(0, 0);
         for (int base = blockIdx.x * blockDim.x; __syncthreads_or(base < n); base += threads) {
-            const int v = base + threadIdx.x;
+            int v = base + threadIdx.x;  // band order: step k visits slot k
+            if (in_order) {
+                const int k = pass0_next(keys);
+                v = k < 0 ? n : first + k * threads;
+            }
             uint4 e = make_uint4(v, 0, 0, 0);  // v, row start, pending, possible colors
             bool wait = false;
             if (v < n && first_entry(v, indptr, pending, e))

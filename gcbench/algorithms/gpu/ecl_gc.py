@@ -6,8 +6,9 @@ vertices), ``ecl_high`` (Alg. 2: those vertices, one warp each, best/worst-color
 ``ecl_low`` (Alg. 3: the rest, one thread each, both shortcuts on 32-bit bitmaps). The two
 coloring kernels are persistent: one grid, all of it resident, loops asynchronously until
 its vertices are colored, at most ``cap`` passes per warp (every resident block, or 3/4 of
-them where the graph's working set fits in L2: :func:`coloring_blocks_per_sm`). The colors
-equal serial greedy in LDF order (DESIGN §3) for every ``shortcuts`` setting.
+them where the graph's working set fits in L2, with pass 0 in order there:
+:func:`coloring_grid`). The colors equal serial greedy in LDF order (DESIGN §3) for every
+``shortcuts`` setting.
 
 The color reduction (ecl-gc §4) is :mod:`gcbench.algorithms.gpu.reduction`, shared with every
 other GPU algorithm's ``reduce`` parameter.
@@ -87,36 +88,57 @@ def fits_l2(n: int, nnz: int, l2_bytes: int) -> bool:
     return 4 * nnz + 16 * n <= l2_bytes
 
 
+def l2_list_path(n: int, nnz: int, threads: int, l2_bytes: int) -> bool:
+    """Whether ``ecl_low`` takes its list path (more vertices than the ``threads`` of its full
+    grid) on a graph whose working set fits in L2 (:func:`fits_l2`).
+
+    There every visit is a chain of L2 hits, and two changes measured faster on every graph
+    of the class (docs/ecl-gc.md): 3/4 of the blocks (:func:`coloring_blocks_per_sm`) and
+    pass 0 in order (:class:`ColoringGrid`). Past L2 both were 3-7 % slower."""
+    return n > threads and fits_l2(n, nnz, l2_bytes)
+
+
 def coloring_blocks_per_sm(
     resident: int, n: int, nnz: int, block: int, multiprocessors: int, l2_bytes: int
 ) -> int:
     """Blocks per multiprocessor of ``ecl_init`` and ``ecl_low``: all ``resident`` ones,
-    except on a graph whose working set fits in L2 and that has more vertices than they have
-    threads (``ecl_low``'s list path), which runs on 3/4 of them.
+    except on an :func:`l2_list_path` graph, which runs on 3/4 of them.
 
-    There every visit is a chain of L2 hits, and the youngest block on each multiprocessor
-    gets its issue slots last: its pass-0 steps took 10-22 µs against 3-4 µs in the others,
-    and the kernel ends when it does. On three blocks the steps take 3.5-6 µs in every block
-    (delaunay 20 on an H200: 7-10 % faster; grids and meshes past L2 are 3-5 % slower that
-    way, so they keep every block; docs/ecl-gc.md, "Three blocks per multiprocessor")."""
-    if n > resident * multiprocessors * block and fits_l2(n, nnz, l2_bytes):
+    There the youngest block on each multiprocessor gets its issue slots last: its pass-0
+    steps took 10-22 µs against 3-4 µs in the others, and the kernel ends when it does. On
+    three blocks the steps take 3.5-6 µs in every block (delaunay 20 on an H200: 7-10 %
+    faster; grids and meshes past L2 are 3-5 % slower that way, so they keep every block;
+    docs/ecl-gc.md, "Three blocks per multiprocessor")."""
+    if l2_list_path(n, nnz, resident * multiprocessors * block, l2_bytes):
         return max(1, 3 * resident // 4)
     return resident
 
 
-def coloring_grid(g: runtime.DeviceGraph, block: int, shortcuts: str) -> int:
-    """Blocks of ``ecl_init`` and ``ecl_low`` on ``g``: one thread per vertex at most, and
-    :func:`coloring_blocks_per_sm` on every multiprocessor."""
+@dataclass(frozen=True)
+class ColoringGrid:
+    """How ``ecl_init`` and ``ecl_low`` run on one graph.
+
+    ``blocks``: the grid of both, one thread per vertex at most and
+    :func:`coloring_blocks_per_sm` on every multiprocessor. ``ordered``: ``ecl_low``'s pass 0
+    visits each thread's vertices fewest pending in-neighbours first instead of in band
+    order, on :func:`l2_list_path` graphs (the kernel keeps band order past 8 steps). Neither
+    changes a color."""
+
+    blocks: int
+    ordered: bool
+
+
+def coloring_grid(g: runtime.DeviceGraph, block: int, shortcuts: str) -> ColoringGrid:
+    """:class:`ColoringGrid` of ``g`` at ``block`` threads per block."""
     facts = runtime.device_facts()
+    resident = _resident_per_sm("ecl_low", block, shortcuts)
     per_sm = coloring_blocks_per_sm(
-        _resident_per_sm("ecl_low", block, shortcuts),
-        g.n,
-        g.nnz,
-        block,
-        facts.multiprocessors,
-        facts.l2_bytes,
+        resident, g.n, g.nnz, block, facts.multiprocessors, facts.l2_bytes
     )
-    return min(runtime.grid_for(g.n, block), per_sm * facts.multiprocessors)
+    return ColoringGrid(
+        blocks=min(runtime.grid_for(g.n, block), per_sm * facts.multiprocessors),
+        ordered=l2_list_path(g.n, g.nnz, resident * facts.multiprocessors * block, facts.l2_bytes),
+    )
 
 
 def geometry(block: int = BLOCK, shortcuts: str = "both") -> dict[str, dict[str, int]]:
@@ -254,7 +276,7 @@ def _launch(
     cap32, slots = np.int32(cap), np.int32(TRACE_PASSES)
     grid = coloring_grid(g, block, shortcuts)
     _kernel("ecl_init", block, shortcuts)(
-        (grid,),
+        (grid.blocks,),
         (block,),
         (np.int32(n), g.indptr, g.indices, s.dag, s.posscol, s.pending, s.hstate, s.hbits,
          s.worklist, s.colors, counters),
@@ -270,10 +292,10 @@ def _launch(
         )  # fmt: skip
         mark("ecl_high")
     _kernel("ecl_low", block, shortcuts)(
-        (grid,),
+        (grid.blocks,),
         (block,),
         (np.int32(n), g.indptr, g.indices, s.posscol, s.pending, s.waiting, s.colors, counters,
-         s.stats[COUNTERS + TRACE :], cap32, slots),
+         s.stats[COUNTERS + TRACE :], cap32, slots, np.int32(grid.ordered)),
     )  # fmt: skip
     mark("ecl_low")
 

@@ -94,9 +94,10 @@ def test_the_hub_and_the_star_exceed_16_bits(on_gpu):
     assert on_gpu("gen:star?leaves=1000000")[0].max_degree == 1_000_000
 
 
-def test_three_quarters_and_all_of_the_grid_both_equal_greedy_ldf(on_gpu, monkeypatch):
-    # rgg 19 fits L2 and has more vertices than the device has threads: 3/4 of the blocks;
-    # with the rule off (a fresh copy, so a fresh capture), all of them
+def test_three_quarters_in_order_and_all_in_band_order_both_equal_greedy_ldf(on_gpu, monkeypatch):
+    # rgg 19 fits L2 and has more vertices than the device has threads: 3/4 of the blocks,
+    # pass 0 in order; with the rule off (a fresh copy, so a fresh capture), all of them in
+    # band order
     graph, _, reference = on_gpu("gen:rgg?scale=19")
     spec_ = algorithms.get("ecl-gc")
     grids = []
@@ -106,7 +107,22 @@ def test_three_quarters_and_all_of_the_grid_both_equal_greedy_ldf(on_gpu, monkey
         grids.append(ecl_gc.coloring_grid(prepared.handle, 512, "both"))
         outcome = execute(spec_, prepared, 512, spec_.resolve_params({}))
         assert np.array_equal(outcome.colors, reference), fits
-    assert grids[0] < grids[1]
+    assert grids[0].blocks < grids[1].blocks
+    assert grids[0].ordered and not grids[1].ordered
+
+
+def test_pass_0_past_eight_steps_keeps_band_order(on_gpu, monkeypatch):
+    # pass 0 orders at most 8 slots a thread: grid 1448 (forced into the L2 rule) has more on
+    # 3/4 of the grid, so the kernel must visit them in band order and still color them all
+    graph, _, reference = on_gpu("gen:grid2d?side=1448")
+    monkeypatch.setattr(ecl_gc, "fits_l2", lambda n, nnz, l2_bytes: True)
+    prepared = prepare(graph, "gpu")
+    grid = ecl_gc.coloring_grid(prepared.handle, 512, "both")
+    assert grid.ordered and -(-graph.n // (grid.blocks * 512)) > 8
+    spec_ = algorithms.get("ecl-gc")
+    for shortcuts in ("both", "none"):
+        outcome = execute(spec_, prepared, 512, spec_.resolve_params({"shortcuts": shortcuts}))
+        assert np.array_equal(outcome.colors, reference), shortcuts
 
 
 @pytest.mark.parametrize("block_size", [64, 128, 1024])
