@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,14 +89,23 @@ def time_case(
     return Timed(runs(1 if warm.time_ms > slow_ms else reps), setup_ms)
 
 
-def back_to_back(name: str, prepared: Prepared, params: dict[str, Any], reps: int) -> float:
+def back_to_back(
+    name: str, prepared: Prepared, params: dict[str, Any], reps: int, warmup_ms: float = 100.0
+) -> float:
     """Median ms of ``reps`` calls of ``name`` in a row on one set-up fresh view of
-    ``prepared``, after one warm-up, with no validation or copy between them: the shape of
-    an original code's own timing loop."""
+    ``prepared``, with no validation or copy between them: the shape of an original code's
+    own timing loop. Before them, calls for at least ``warmup_ms`` of wall time (at least one),
+    so that the host is in the steady state of such a loop: after an idle second and one
+    warm-up call, ecl-gc's median on delaunay 20 read 3-5 % slower, all of it host time between
+    the start event and the launch; its device time alone did not move (docs/performance.md,
+    "Pass 0 in order")."""
     spec = algorithms.get(name)
     view = prepared.fresh()
     setup(spec, view)
+    warm_until = time.perf_counter() + warmup_ms / 1e3
     run_timed(spec, view, None, params)
+    while time.perf_counter() < warm_until:  # bounded: each call returns, the clock moves on
+        run_timed(spec, view, None, params)
     return statistics.median(run_timed(spec, view, None, params)[1] for _ in range(reps))
 
 
