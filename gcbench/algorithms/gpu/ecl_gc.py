@@ -92,9 +92,9 @@ def l2_list_path(n: int, nnz: int, threads: int, l2_bytes: int) -> bool:
     """Whether ``ecl_low`` takes its list path (more vertices than the ``threads`` of its full
     grid) on a graph whose working set fits in L2 (:func:`fits_l2`).
 
-    There every visit is a chain of L2 hits, and two changes measured faster on every graph
-    of the class (docs/ecl-gc.md): 3/4 of the blocks (:func:`coloring_blocks_per_sm`) and
-    pass 0 in order (:class:`ColoringGrid`). Past L2 both were 3-7 % slower."""
+    There every visit is a chain of L2 hits: such graphs run on 3/4 of the blocks
+    (:func:`coloring_blocks_per_sm`) and, where neighbours are close in id, make pass 0 in
+    order (:func:`orders_pass0`); past L2 both were 3-7 % slower (docs/ecl-gc.md)."""
     return n > threads and fits_l2(n, nnz, l2_bytes)
 
 
@@ -114,6 +114,35 @@ def coloring_blocks_per_sm(
     return resident
 
 
+SPAN_ROWS = 1 << 16  # rows sampled by median_edge_span
+
+
+def median_edge_span(indptr: np.ndarray, indices: np.ndarray) -> int:
+    """Median of |u - v| over the edges of up to SPAN_ROWS evenly spaced rows (0 without
+    edges): how far apart in id a graph's neighbours are. Host arrays, read once per graph."""
+    n = len(indptr) - 1
+    rows = np.arange(0, n, max(1, n // SPAN_ROWS))
+    starts, counts = indptr[rows], indptr[rows + 1] - indptr[rows]
+    total = int(counts.sum())
+    if total == 0:
+        return 0
+    firsts = np.cumsum(counts) - counts  # each sampled row's first slot among the gathered
+    slots = np.repeat(starts - firsts, counts) + np.arange(total)
+    return int(np.median(np.abs(indices[slots].astype(np.int64) - np.repeat(rows, counts))))
+
+
+def orders_pass0(l2_list_path: bool, span: int, threads: int) -> bool:
+    """Whether ``ecl_low``'s pass 0 goes in order: on an :func:`l2_list_path` graph whose
+    median edge span (:func:`median_edge_span`) is under the grid's ``threads``, one band.
+
+    In band order a step then visits most vertices together with their in-neighbours, so few
+    of them can be colored yet (delaunay 20: 110 K of 1 M in pass 0, 227 K in order; 3-7 %
+    faster on delaunay 19 and 20 and rgg 19). Where neighbours are far apart in id (random
+    graphs), band order already mixes them, and the order cost 7 % (docs/ecl-gc.md, "Pass 0 in
+    order")."""
+    return l2_list_path and span < threads
+
+
 @dataclass(frozen=True)
 class ColoringGrid:
     """How ``ecl_init`` and ``ecl_low`` run on one graph.
@@ -121,8 +150,8 @@ class ColoringGrid:
     ``blocks``: the grid of both, one thread per vertex at most and
     :func:`coloring_blocks_per_sm` on every multiprocessor. ``ordered``: ``ecl_low``'s pass 0
     visits each thread's vertices fewest pending in-neighbours first instead of in band
-    order, on :func:`l2_list_path` graphs (the kernel keeps band order past 8 steps). Neither
-    changes a color."""
+    order (:func:`orders_pass0`; the kernel keeps band order past 8 steps). Neither changes a
+    color."""
 
     blocks: int
     ordered: bool
@@ -132,13 +161,14 @@ def coloring_grid(g: runtime.DeviceGraph, block: int, shortcuts: str) -> Colorin
     """:class:`ColoringGrid` of ``g`` at ``block`` threads per block."""
     facts = runtime.device_facts()
     resident = _resident_per_sm("ecl_low", block, shortcuts)
+    full = resident * facts.multiprocessors * block
     per_sm = coloring_blocks_per_sm(
         resident, g.n, g.nnz, block, facts.multiprocessors, facts.l2_bytes
     )
-    return ColoringGrid(
-        blocks=min(runtime.grid_for(g.n, block), per_sm * facts.multiprocessors),
-        ordered=l2_list_path(g.n, g.nnz, resident * facts.multiprocessors * block, facts.l2_bytes),
-    )
+    blocks = min(runtime.grid_for(g.n, block), per_sm * facts.multiprocessors)
+    in_l2 = l2_list_path(g.n, g.nnz, full, facts.l2_bytes)
+    span = g.extra("ecl-gc span", lambda g: median_edge_span(g.host.indptr, g.host.indices))
+    return ColoringGrid(blocks=blocks, ordered=orders_pass0(in_l2, span, blocks * block))
 
 
 def geometry(block: int = BLOCK, shortcuts: str = "both") -> dict[str, dict[str, int]]:

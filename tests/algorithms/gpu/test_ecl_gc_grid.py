@@ -3,9 +3,17 @@ pass 0 in order."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from gcbench.algorithms.gpu.ecl_gc import coloring_blocks_per_sm, fits_l2, l2_list_path
+from gcbench import load_graph
+from gcbench.algorithms.gpu.ecl_gc import (
+    coloring_blocks_per_sm,
+    fits_l2,
+    l2_list_path,
+    median_edge_span,
+    orders_pass0,
+)
 
 L2 = 60 * 2**20  # an H200's 60 MiB
 SMS, BLOCK = 132, 512
@@ -52,3 +60,29 @@ def test_pass_0_in_order_on_the_same_graphs_as_three_blocks(n, nnz, expected):
     threads = SMS * BLOCK * 4
     assert l2_list_path(n, nnz, threads, L2) is expected
     assert (coloring_blocks_per_sm(4, n, nnz, BLOCK, SMS, L2) == 3) is expected
+
+
+def test_median_edge_span_is_how_far_apart_neighbours_are_in_id():
+    grid = load_graph("gen:grid2d?side=300")  # edges +-1 and +-300, about half each
+    assert 1 <= median_edge_span(grid.indptr, grid.indices) <= 300
+    cycle = load_graph("gen:cycle?n=1000")  # every row sampled: 1 apart, but 999 for the seam
+    assert median_edge_span(cycle.indptr, cycle.indices) == 1
+    er = load_graph("gen:er?n=200000&avg_degree=8")  # random: about n/3
+    assert 50_000 < median_edge_span(er.indptr, er.indices) < 80_000
+    empty = load_graph("gen:empty?n=10")
+    assert median_edge_span(empty.indptr, empty.indices) == 0
+
+
+def test_median_edge_span_samples_rows_evenly():
+    # 2^17 rows, every other one sampled: rows 2k hold only the edge to 2k + 7, odd rows to 0
+    n = 1 << 17
+    indices = np.where(np.arange(n) % 2 == 0, np.arange(n) + 7, 0) % n
+    indptr = np.arange(n + 1)
+    assert median_edge_span(indptr, indices.astype(np.int32)) == 7
+
+
+def test_pass_0_in_order_only_where_neighbours_share_a_band():
+    threads = 3 * SMS * BLOCK
+    assert orders_pass0(True, 4, threads)  # delaunay: neighbours a few ids apart
+    assert not orders_pass0(True, threads, threads)  # random ids: a band apart or more
+    assert not orders_pass0(False, 4, threads)  # past L2, or lanes alone
