@@ -445,9 +445,10 @@ __device__ __forceinline__ void low_append(uint4& head, uint4* __restrict__ list
 // high-degree neighbour is already colored and published in posscol (0 for colors >= 32).
 // Pass 0 visits each thread's slots (vertex k * threads + the thread's id, slot k) from
 // ecl_init's state: in band order (step k, slot k), or with `ordered` (set by the host where
-// the working set fits in L2; at most ORDER_SLOTS steps) each step the slot with the fewest
-// pending in-neighbours left (pass0_keys), so more visits find their in-neighbours colored
-// (delaunay 20: 227 K colorings in pass 0 against 110 K). It appends the vertices still
+// the working set fits in L2 and neighbours are close in id, orders_pass0 in ecl_gc.py; at
+// most ORDER_SLOTS steps) each step the slot with the fewest pending in-neighbours left
+// (pass0_keys), so more visits find their in-neighbours colored (delaunay 20: 227 K
+// colorings in pass 0 against 110 K). It appends the vertices still
 // waiting to the warp's own list (v, row start, pending, possible colors: 16 bytes an entry;
 // the first 32 in registers, low_append), each entry built by first_entry (one dependent
 // load less per pass-0 step than reading posscol).
