@@ -97,8 +97,8 @@ def back_to_back(
     own timing loop. Before them, calls for at least ``warmup_ms`` of wall time (at least one),
     so that the host is in the steady state of such a loop: after an idle second and one
     warm-up call, ecl-gc's median on delaunay 20 read 3-5 % slower, all of it host time between
-    the start event and the launch; its device time alone did not move (docs/performance.md,
-    "Pass 0 in order")."""
+    the start event and the launch; its device time alone did not move (docs/ecl-gc.md,
+    "The back-to-back warm-up")."""
     spec = algorithms.get(name)
     view = prepared.fresh()
     setup(spec, view)

@@ -7,8 +7,8 @@ vertices), ``ecl_high`` (Alg. 2: those vertices, one warp each, best/worst-color
 coloring kernels are persistent: one grid, all of it resident, loops asynchronously until
 its vertices are colored, at most ``cap`` passes per warp (every resident block, or 3/4 of
 them where the graph's working set fits in L2, with pass 0 in order there where neighbours
-are close in id: :func:`coloring_grid`). The colors equal serial greedy in LDF order (DESIGN §3) for every
-``shortcuts`` setting.
+are close in id: :func:`coloring_grid`). The colors equal serial greedy in LDF order
+(DESIGN §3) for every ``shortcuts`` setting.
 
 The color reduction (ecl-gc §4) is :mod:`gcbench.algorithms.gpu.reduction`, shared with every
 other GPU algorithm's ``reduce`` parameter.
@@ -131,16 +131,17 @@ def median_edge_span(indptr: np.ndarray, indices: np.ndarray) -> int:
     return int(np.median(np.abs(indices[slots].astype(np.int64) - np.repeat(rows, counts))))
 
 
-def orders_pass0(l2_list_path: bool, span: int, threads: int) -> bool:
-    """Whether ``ecl_low``'s pass 0 goes in order: on an :func:`l2_list_path` graph whose
-    median edge span (:func:`median_edge_span`) is under the grid's ``threads``, one band.
+def orders_pass0(in_l2: bool, span: int, threads: int) -> bool:
+    """Whether ``ecl_low``'s pass 0 goes in order: on an :func:`l2_list_path` graph
+    (``in_l2``) whose median edge span (:func:`median_edge_span`) is under the grid's
+    ``threads``, one band.
 
     In band order a step then visits most vertices together with their in-neighbours, so few
     of them can be colored yet (delaunay 20: 110 K of 1 M in pass 0, 227 K in order; back to
     back 2-8 % faster on delaunay 19 and 20 and rgg 19). Where neighbours are far apart in id
     (random graphs), band order already mixes them, and the order cost 5-8 % (docs/ecl-gc.md,
     "Pass 0 in order")."""
-    return l2_list_path and span < threads
+    return in_l2 and span < threads
 
 
 @dataclass(frozen=True)
