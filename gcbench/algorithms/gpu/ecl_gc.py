@@ -168,7 +168,9 @@ def coloring_grid(g: runtime.DeviceGraph, block: int, shortcuts: str) -> Colorin
     )
     blocks = min(runtime.grid_for(g.n, block), per_sm * facts.multiprocessors)
     in_l2 = l2_list_path(g.n, g.nnz, full, facts.l2_bytes)
-    span = g.extra("ecl-gc span", lambda g: median_edge_span(g.host.indptr, g.host.indices))
+    span = 0  # read from the host arrays (in setup) only where it can decide the order
+    if in_l2:
+        span = g.extra("ecl-gc span", lambda g: median_edge_span(g.host.indptr, g.host.indices))
     return ColoringGrid(blocks=blocks, ordered=orders_pass0(in_l2, span, blocks * block))
 
 
