@@ -448,10 +448,10 @@ __device__ __forceinline__ void low_append(uint4& head, uint4* __restrict__ list
 // the working set fits in L2 and neighbours are close in id, orders_pass0 in ecl_gc.py; at
 // most ORDER_SLOTS steps) each step the slot with the fewest pending in-neighbours left
 // (pass0_keys), so more visits find their in-neighbours colored (delaunay 20: 227 K
-// colorings in pass 0 against 110 K). It appends the vertices still
-// waiting to the warp's own list (v, row start, pending, possible colors: 16 bytes an entry;
-// the first 32 in registers, low_append), each entry built by first_entry (one dependent
-// load less per pass-0 step than reading posscol).
+// colorings in pass 0 against 110 K). It appends the vertices still waiting to the warp's
+// own list (v, row start, pending, possible colors: 16 bytes an entry; the first 32 in
+// registers, low_append), each entry built by first_entry (one dependent load less per
+// pass-0 step than reading posscol).
 // Every later pass visits only that list, 32 entries at a time, and compacts it in place, so
 // a pass's lanes all work and finished vertices cost nothing. A block's warps make each step
 // of pass 0 and each pass together (a barrier each, as the original's runSmall): a block's
