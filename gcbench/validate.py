@@ -3,7 +3,10 @@ plus the sizes of its color classes (docs/balance-levels.md).
 
 The pass allocates nothing of size nnz (a numpy version with ``np.repeat`` needed 1.8 GB of
 temporaries and 7 s at 1.8·10⁸ entries; this one takes well under a second there, see
-benchmarks/build_memory.py), and it runs after every CPU repetition.
+benchmarks/build_memory.py), and it runs after every CPU repetition. Between repetitions
+it runs on the calling thread alone (``parallel=False``): numba's OpenMP threads spin for
+milliseconds after a parallel loop, and spun into the next timed call, doubling a serial
+algorithm's time on a 2-core machine (docs/statistics.md, "Causes found").
 """
 
 from __future__ import annotations
@@ -114,14 +117,16 @@ def summarise(conflicting_entries: int, colors: np.ndarray) -> Validation:
     )
 
 
-def validate(graph: Graph, colors: np.ndarray) -> Validation:
-    """Validate ``colors`` (one int per vertex, -1 = uncolored) on ``graph``."""
+def validate(graph: Graph, colors: np.ndarray, *, parallel: bool = True) -> Validation:
+    """Validate ``colors`` (one int per vertex, -1 = uncolored) on ``graph``, on numba's
+    threads or, without ``parallel``, on this thread alone (leaving no thread spinning)."""
     colors = np.asarray(colors)
     if colors.shape != (graph.n,):
         raise InputError(f"{graph.name}: {colors.size} colors given for {graph.n} vertices")
     if colors.dtype not in (np.int32, np.int64):
         colors = colors.astype(np.int64)
-    return summarise(2 * _conflicting_edges(graph.indptr, graph.indices, colors), colors)
+    scan = _conflicting_edges if parallel else _conflicting_edges_serial
+    return summarise(2 * scan(graph.indptr, graph.indices, colors), colors)
 
 
 @numba.njit(parallel=True, cache=True)
@@ -144,3 +149,6 @@ def _conflicting_edges(indptr: np.ndarray, indices: np.ndarray, colors: np.ndarr
     for u in range(colors.size):
         total += per_vertex[u]
     return total
+
+
+_conflicting_edges_serial = numba.njit(cache=True)(_conflicting_edges.py_func)
