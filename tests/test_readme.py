@@ -41,7 +41,7 @@ def test_extras_bring_the_cuda_libraries_and_tests_reuse_peers():
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"
     ]
-    assert extras["cuda12"] == ["cupy-cuda12x[ctk]>=14"]
-    assert extras["cuda13"] == ["cupy-cuda13x[ctk]>=14"]
+    assert extras["cuda12"] == ["cupy-cuda12x[ctk]>=14", "nvidia-ml-py>=12.535"]
+    assert extras["cuda13"] == ["cupy-cuda13x[ctk]>=14", "nvidia-ml-py>=12.535"]  # NVML: clocks
     assert "gcbench[peers]" in extras["test"]
     assert not any(dep.startswith("python-igraph") for deps in extras.values() for dep in deps)

@@ -25,7 +25,7 @@ from typing import Any
 from gcbench.errors import InputError, OutputError, os_reason
 from gcbench.outputs import make_parent
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Every coloring's class balance (gcbench/validate.py, docs/balance-levels.md).
 BALANCE_COLUMNS: tuple[str, ...] = ("min_class", "max_class", "class_cv")
@@ -34,6 +34,19 @@ CLASS_SIZE_SERIES = "class_size"  # trace series: class sizes, largest first (no
 LEVEL_COLUMNS: tuple[str, ...] = (
     "levels_natural", "levels_colored", "trsv_natural_ms", "trsv_colored_ms",
 )  # fmt: skip
+
+# What each repetition ran under (schema v3, docs/statistics.md): the GPU's throttle reasons
+# (NVML, empty when none), the host's round trip to the GPU in µs, the 1-minute load over the
+# usable cores, the CPU time the process got over wall time × its threads (CPU rows), the
+# share of the repetition its threads waited for a CPU, and the flags of FLAGS the row or its
+# case earned.
+CONDITION_COLUMNS: tuple[str, ...] = (
+    "throttle", "round_trip_us", "load_avg", "cpu_util", "cpu_wait", "flags",
+)  # fmt: skip
+# Flags, in the order a row lists them: the GPU slowed itself (throttled), another process
+# took CPU time the case wanted or ran on its GPU (contended), the case's repetitions trend
+# (drift), its interval stayed wider than --noise (noisy).
+FLAGS: tuple[str, ...] = ("throttled", "contended", "drift", "noisy")
 
 # DESIGN §5's columns, then the ones each schema version added at the end (docs/runner.md).
 COLUMNS: tuple[str, ...] = (
@@ -49,8 +62,13 @@ COLUMNS: tuple[str, ...] = (
     "gpu_index",  # the GPU of the worker that ran the row; empty on a CPU run
     *BALANCE_COLUMNS,  # color-class balance (docs/balance-levels.md)
     *LEVEL_COLUMNS,  # --metrics levels; empty without it
+    # v3: what each repetition ran under (docs/statistics.md)
+    *CONDITION_COLUMNS,
     "schema_version",
 )  # fmt: skip
+# The columns of each earlier schema, for the files they wrote (read by report and compare).
+COLUMNS_V2: tuple[str, ...] = tuple(c for c in COLUMNS if c not in CONDITION_COLUMNS)
+COLUMNS_V1: tuple[str, ...] = COLUMNS[: COLUMNS.index("setup_ms")]
 
 STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "oom", "unsupported")
 # Every status but ok is a failure: `gcbench run` exits 1 when any row has one (docs/cli.md).
@@ -65,7 +83,6 @@ TRACE_COLUMNS: tuple[str, ...] = (
 KEY_COLUMNS: tuple[str, ...] = ("graph", "algorithm", "params", "block_size", "rep")
 DEVICE_COLUMNS: tuple[str, ...] = (
     "device_name", "driver_version", "cuda_runtime", "cupy_version", "compute_capability",
-    "sm_clock_mhz",
 )  # fmt: skip
 
 Key = tuple[str, ...]
@@ -96,7 +113,7 @@ class Environment:
 def capture_environment(command: str | None = None) -> Environment:
     """A fresh run id plus version, source commit, host name and the command that ran
     (default: this process's command line), host side only."""
-    from gcbench import __version__
+    from gcbench._version import __version__
 
     return Environment(
         uuid.uuid4().hex,
@@ -138,14 +155,12 @@ def device_columns(backend: str) -> dict[str, str]:
         from gcbench.algorithms.gpu import runtime
 
         facts = runtime.device_facts()
-        clock = runtime.sm_clock_mhz()
         out.update(
             device_name=facts.name,
             driver_version=facts.driver_version,
             cuda_runtime=facts.cuda_runtime,
             cupy_version=facts.cupy_version,
             compute_capability=f"{facts.compute_capability[:-1]}.{facts.compute_capability[-1]}",
-            sm_clock_mhz="" if clock is None else str(clock),
         )
     return out
 
@@ -215,6 +230,57 @@ class Failures:
         return out
 
 
+# What one line at the end of a run says of the cases with each flag (docs/statistics.md).
+FLAG_CAUSES: dict[str, str] = {
+    "throttled": "ran while the GPU slowed itself (a power or thermal limit: column throttle)",
+    "contended": "ran while another process used the CPU cores or the GPU",
+    "drift": "drifted: their first and second halves of repetitions differ beyond the noise",
+    "noisy": "stayed noisier than the target: their median's interval is wider than --noise",
+}
+
+
+ROUND_TRIP_SPREAD = 1.5  # a run whose host round trips' p95 / p5 exceed this says so
+
+
+class Flagged:
+    """The cases whose rows carry each flag, and the host round trips the rows recorded
+    (``gcbench run`` says how many cases, and how far the round trip moved, at the end)."""
+
+    def __init__(self) -> None:
+        self.cases: dict[str, set[Key]] = {flag: set() for flag in FLAGS}
+        self.round_trips: list[float] = []
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        text = format_value(row.get("flags"))
+        for flag in filter(None, text.split(";")):
+            if flag in self.cases:
+                self.cases[flag].add(row_key(row)[:-1])
+        try:
+            self.round_trips.append(float(row.get("round_trip_us") or "nan"))
+        except ValueError:
+            return
+
+    def lines(self) -> list[str]:
+        """One line per flag that some case has, in :data:`FLAGS` order, then one on the host
+        round trip when it moved by more than :data:`ROUND_TRIP_SPREAD` over the rows."""
+        out = []
+        for flag in FLAGS:
+            count = len(self.cases[flag])
+            if count:
+                cases = "1 case" if count == 1 else f"{count} cases"
+                out.append(f"{cases} {FLAG_CAUSES[flag]} ({flag}): their times are unreliable")
+        trips = sorted(t for t in self.round_trips if t == t)  # NaN: not a GPU row
+        if len(trips) >= 20:
+            low, high = trips[len(trips) // 20], trips[-(len(trips) // 20) - 1]
+            if high > ROUND_TRIP_SPREAD * low:
+                out.append(
+                    f"the host's round trip to the GPU ranged {low:.0f}-{high:.0f} us (5th to "
+                    "95th percentile of the rows): times of algorithms that read a result back "
+                    "every round move with it (column round_trip_us)"
+                )
+        return out
+
+
 def _first_line(text: str) -> str:
     line = next((s.strip() for s in text.splitlines() if s.strip()), "")
     return line if len(line) <= _ERROR_CHARS else line[: _ERROR_CHARS - 3] + "..."
@@ -261,8 +327,10 @@ class ResultsFile(_Appender):
 
     def __init__(self, path: Path, *, resume: bool = False) -> None:
         self.recorded: set[Key] = set()
+        self.cases: set[Key] = set()  # the recorded keys without rep: cases with any row
         self.previous: Counter[str] = Counter()
         self.failures = Failures()  # of the rows already in a resumed file
+        self.flagged = Flagged()
         if resume:
             self._read_existing(path)
         elif path.exists() and path.stat().st_size:
@@ -278,9 +346,12 @@ class ResultsFile(_Appender):
             if reader.fieldnames is not None and tuple(reader.fieldnames) != COLUMNS:
                 raise InputError(f"--resume {path}: {schema_mismatch(reader.fieldnames)}")
             for row in reader:
-                self.recorded.add(row_key(row))
+                key = row_key(row)
+                self.recorded.add(key)
+                self.cases.add(key[:-1])
                 self.previous[row["status"]] += 1
                 self.failures.add(row)
+                self.flagged.add(row)
 
 
 class TraceFile(_Appender):
@@ -297,11 +368,8 @@ def schema_version_of(columns: Iterable[str]) -> int | None:
     """The result schema a header belongs to: its version, 1 for DESIGN §5's original
     columns, None for a file gcbench did not write."""
     names = tuple(columns)
-    if names == COLUMNS:
-        return SCHEMA_VERSION
-    if names == COLUMNS[: COLUMNS.index("setup_ms")]:
-        return 1
-    return None
+    known = {COLUMNS: SCHEMA_VERSION, COLUMNS_V2: 2, COLUMNS_V1: 1}
+    return known.get(names)
 
 
 def schema_mismatch(columns: Iterable[str]) -> str:
@@ -312,12 +380,16 @@ def schema_mismatch(columns: Iterable[str]) -> str:
             f"its columns are not gcbench's result schema v{SCHEMA_VERSION}; resume only "
             "files written by gcbench run"
         )
+    added = f"the conditions of each repetition ({', '.join(CONDITION_COLUMNS)})"
+    if version == 1:
+        added = (
+            "setup_ms, count_setup, compute_capability, sm_clock_mhz, command, gpu_index, "
+            f"class balance and level columns, schema_version, then {added}"
+        )
     return (
         f"written with result schema v{version}, this gcbench writes v{SCHEMA_VERSION} "
-        "(setup_ms, count_setup, compute_capability, sm_clock_mhz, command, gpu_index, "
-        "class balance and level columns, schema_version); "
-        "finish it with the gcbench that wrote it, or start a new file with --out "
-        "(gcbench report reads both)"
+        f"({added}); finish it with the gcbench that wrote it, or start a new file with --out "
+        "(gcbench report and compare read every version)"
     )
 
 

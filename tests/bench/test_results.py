@@ -11,7 +11,10 @@ import pytest
 
 from gcbench.bench.results import (
     COLUMNS,
+    COLUMNS_V1,
+    COLUMNS_V2,
     TRACE_COLUMNS,
+    Flagged,
     ResultsFile,
     TraceFile,
     capture_environment,
@@ -19,6 +22,7 @@ from gcbench.bench.results import (
     git_commit,
     repair_last_line,
     row_key,
+    schema_version_of,
     trace_rows,
 )
 from gcbench.bench.worker import classify
@@ -39,13 +43,18 @@ V2_COLUMNS = (
     "setup_ms", "count_setup", "compute_capability", "sm_clock_mhz", "command", "gpu_index",
     "min_class", "max_class", "class_cv",
     "levels_natural", "levels_colored", "trsv_natural_ms", "trsv_colored_ms",
-    "schema_version",
 )  # fmt: skip
+# Added by schema v3 (docs/statistics.md): what each repetition ran under.
+V3_COLUMNS = ("throttle", "round_trip_us", "load_avg", "cpu_util", "cpu_wait", "flags")
 
 
 def test_columns_are_the_design_schema_in_order():
     design = tuple(c.strip() for c in DESIGN_COLUMNS.replace("\n", " ").split(","))
-    assert design + V2_COLUMNS == COLUMNS
+    assert design + V2_COLUMNS + V3_COLUMNS + ("schema_version",) == COLUMNS
+    assert design + V2_COLUMNS + ("schema_version",) == COLUMNS_V2
+    assert design == COLUMNS_V1
+    assert [schema_version_of(c) for c in (COLUMNS, COLUMNS_V2, COLUMNS_V1)] == [3, 2, 1]
+    assert schema_version_of(COLUMNS[:-2]) is None
     assert TRACE_COLUMNS[:7] == (
         "run_id",
         "graph",
@@ -224,3 +233,20 @@ def test_failures_are_grouped_in_at_most_twenty_lines():
     assert lines[0] == "60 rows not ok (graph, algorithm: status × rows: first error):"
     assert lines[1] == "  g0  a: error ×2: boom 0"
     assert lines[-1] == "  ... and 12 more (see the error column)"
+
+
+def test_the_run_says_which_flags_its_cases_carry_and_how_far_the_round_trip_moved():
+    flagged = Flagged()
+    case = {"graph": "g", "algorithm": "a", "params": "", "block_size": ""}
+    for rep in range(40):
+        flags = "drift;noisy" if rep < 20 else ""
+        flagged.add({**case, "rep": rep, "flags": flags, "round_trip_us": 40.0})
+    assert flagged.lines() == [
+        "1 case drifted: their first and second halves of repetitions differ beyond the noise "
+        "(drift): their times are unreliable",
+        "1 case stayed noisier than the target: their median's interval is wider than --noise "
+        "(noisy): their times are unreliable",
+    ]
+    for rep in range(40):  # a second case whose round trips were twice as long
+        flagged.add({**case, "algorithm": "b", "rep": rep, "flags": "", "round_trip_us": 80.0})
+    assert flagged.lines()[-1].startswith("the host's round trip to the GPU ranged 40-80 us")

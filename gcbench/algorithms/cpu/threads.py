@@ -25,6 +25,15 @@ THREADS = Param(
 )
 
 
+def os_threads(params: dict) -> int:
+    """The OS threads a CPU algorithm with these parameters runs on: numba's for one that
+    takes ``threads`` (:func:`numba_threads`), else one."""
+    if "threads" not in params:
+        return 1
+    available = numba.config.NUMBA_NUM_THREADS
+    return min(int(params["threads"]) or available, available)
+
+
 @contextmanager
 def numba_threads(threads: int) -> Iterator[int]:
     """Run the body with numba set to ``threads`` workers (0 = all); yields the worker count."""

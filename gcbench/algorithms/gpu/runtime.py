@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-import subprocess
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,23 +82,6 @@ def device_facts() -> DeviceFacts:
         pci_bus_id=cp.cuda.Device().pci_bus_id,
         l2_bytes=int(props["l2CacheSize"]),
     )
-
-
-@functools.cache
-def sm_clock_mhz() -> int | None:
-    """The SM clock the driver reports now (read once per process, at the first GPU case),
-    through nvidia-smi; None where it does not answer. An idle GPU reports a low clock that
-    rises under load: this records the state the run started from, not the clock of a case."""
-    facts = device_facts()
-    try:
-        done = subprocess.run(
-            ["nvidia-smi", f"--id={facts.pci_bus_id}", "--query-gpu=clocks.sm",
-             "--format=csv,noheader,nounits"],
-            capture_output=True, text=True, timeout=20, check=True,
-        )  # fmt: skip
-        return int(done.stdout.strip().splitlines()[0])
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
-        return None
 
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"[ \t]*$', re.MULTILINE)
@@ -249,6 +232,27 @@ class EventClock:
         begin, end = self.marks[first], self.marks[last]
         end.synchronize()
         return float(cupy().cuda.get_elapsed_time(begin, end))
+
+
+class RoundTrip:
+    """The host's part of one round that reads a result back: a one-element kernel and the
+    copy of its 4 bytes to the host, timed on the host. Algorithms that read back every round
+    pay it every round; it moves with the host (docs/statistics.md, "Causes found")."""
+
+    SAMPLES = 3
+
+    def __init__(self) -> None:
+        self.one = cupy().zeros(1, dtype=np.int32)
+
+    def us(self) -> float:
+        """The median of :data:`SAMPLES` round trips, in µs."""
+        times = []
+        for _ in range(self.SAMPLES):
+            start = time.perf_counter()
+            self.one += 1
+            int(self.one[0])
+            times.append((time.perf_counter() - start) * 1e6)
+        return sorted(times)[len(times) // 2]
 
 
 @contextlib.contextmanager
