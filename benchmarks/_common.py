@@ -16,6 +16,7 @@ import numpy as np
 from gcbench import algorithms
 from gcbench.algorithms.execute import Prepared, Repetition, prime, repetitions, run_timed, setup
 from gcbench.algorithms.registry import Coloring, parse_param_string
+from gcbench.algorithms.sampling import Sampling
 from gcbench.validate import Validation
 
 # The seeds' benchmark graphs as generated stand-ins (issues 4 and 5; issue 6 takes a subset).
@@ -83,7 +84,11 @@ def time_case(
     setup_ms = setup(spec, view)
 
     def runs(count: int) -> list[Repetition]:
-        return list(repetitions(spec, view, block_size, resolved, reps=count, setup_ms=setup_ms))
+        return list(
+            repetitions(
+                spec, view, block_size, resolved, sampling=Sampling(count, 0), setup_ms=setup_ms
+            )
+        )
 
     warm = runs(1)[0]
     return Timed(runs(1 if warm.time_ms > slow_ms else reps), setup_ms)

@@ -12,6 +12,7 @@ import numpy as np
 from gcbench import algorithms, grammar
 from gcbench.algorithms.execute import measure, prepare
 from gcbench.algorithms.registry import AlgorithmSpec
+from gcbench.algorithms.sampling import Sampling
 from gcbench.errors import GpuUnavailableError, SpecError
 from gcbench.graph import Graph, Normalisation
 from gcbench.sources import load_graph
@@ -62,7 +63,7 @@ class ColorResult:
     trace: dict[str, list[float]]
     times_ms: tuple[float, ...] = ()
     setup_ms: float = 0.0
-    warmup: int = 1
+    warmup: int | str = 1  # as asked: a count or "auto"
     count_setup: bool = False
     params: dict[str, Any] = field(default_factory=dict)  # as a row records them (auto: its pick)
 
@@ -72,14 +73,15 @@ def color(
     algorithm: str,
     *,
     block_size: int | None = None,
-    warmup: int = 1,
-    reps: int = 1,
+    warmup: int | str = 1,
+    reps: int | str = 1,
     count_setup: bool = False,
     device: str = "auto",
     **params: Any,
 ) -> ColorResult:
     """Color ``graph`` (a Graph or a spec string) with ``algorithm``: ``warmup`` unrecorded
-    runs, then ``reps`` timed ones, each validated (DESIGN §4's protocol, as ``gcbench run``).
+    runs, then ``reps`` timed ones, each validated (DESIGN §4's protocol, as ``gcbench run``);
+    either may be ``"auto"`` (docs/statistics.md: until steady, until the median is sure).
 
     ``device`` (gpu|cpu|auto) matters for ``auto``, which exists for both: "auto" means the
     GPU when one is usable. Other algorithms run where they run; asking one for the other
@@ -91,9 +93,8 @@ def color(
     if isinstance(graph, str):
         graph = load_graph(graph)
     prepared = prepare(graph, spec.backend)
-    case = measure(
-        spec, prepared, block_size, resolved, reps=reps, warmup=warmup, count_setup=count_setup
-    )
+    sampling = Sampling.of(reps, warmup)
+    case = measure(spec, prepared, block_size, resolved, sampling=sampling, count_setup=count_setup)
     invalid = next((r for r in case.runs if not r.validation.valid), None)
     last = invalid or case.last
     return ColorResult(

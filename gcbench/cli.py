@@ -148,16 +148,22 @@ def _block_size_option(help: str) -> Callable[..., Any]:
                         help=help)  # fmt: skip
 
 
-def _reps_option(default: int | None, help: str) -> Callable[..., Any]:
-    return click.option("--reps", type=str, default=default, metavar="N",
+def _reps_option(
+    default: int | None, help: str, parse: Callable[..., Any] = grammar.reps
+) -> Callable[..., Any]:
+    metavar = "N|auto" if parse is grammar.reps else "N"
+    return click.option("--reps", type=str, default=default, metavar=metavar,
                         show_default=default is not None,
-                        callback=_parsed(grammar.reps, "--reps"), help=help)  # fmt: skip
+                        callback=_parsed(parse, "--reps"), help=help)  # fmt: skip
 
 
-def _warmup_option(default: int | None, help: str) -> Callable[..., Any]:
-    return click.option("--warmup", type=str, default=default, metavar="N",
+def _warmup_option(
+    default: int | None, help: str, parse: Callable[..., Any] = grammar.warmup
+) -> Callable[..., Any]:
+    metavar = "N|auto" if parse is grammar.warmup else "N"
+    return click.option("--warmup", type=str, default=default, metavar=metavar,
                         show_default=default is not None,
-                        callback=_parsed(grammar.warmup, "--warmup"), help=help)  # fmt: skip
+                        callback=_parsed(parse, "--warmup"), help=help)  # fmt: skip
 
 
 def _device_option(help: str) -> Callable[..., Any]:
@@ -259,14 +265,16 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
         if colors_file is not None:
             colors_file.write_lines(result.colors)
     v = result.validation
-    runs = "1 run" if reps == 1 else f"median of {reps} runs"
+    count = len(result.times_ms)
+    runs = "1 run" if count == 1 else f"median of {count} runs"
+    warm = "a warm-up until steady" if warmup == grammar.AUTO else f"{warmup} warm-up"
     setup = (f"setup {result.setup_ms:.3f} ms included" if count_setup
              else f"+ {result.setup_ms:.3f} ms setup")  # fmt: skip
     click.echo(f"algorithm    {algorithm}")
     click.echo(f"params       {canonical_params(result.params)}")
     click.echo(f"colors       {v.colors} (max color {v.max_color})")
     click.echo(f"iterations   {'' if result.iterations is None else result.iterations}")
-    click.echo(f"time         {result.time_ms:.3f} ms ({runs} after {warmup} warm-up; "
+    click.echo(f"time         {result.time_ms:.3f} ms ({runs} after {warm}; "
                f"{setup}; + {result.transfer_ms:.3f} ms transfer)")  # fmt: skip
     click.echo(f"valid        {'yes' if v.valid else 'NO'}"
                f" ({v.conflicts} conflicts, {v.uncolored} uncolored)")  # fmt: skip
@@ -283,8 +291,18 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
 @_param_option("NAME=V1,V2: an axis for every algorithm that has NAME (repeatable).")
 @_block_size_option("Block sizes, 1..1024, or 'sweep' (1, 2, 4, ..., 1024 where block size "
                     "matters).")  # fmt: skip
-@_reps_option(None, "Recorded repetitions per case [default: the suite's].")
-@_warmup_option(None, "Unrecorded runs before them [default: the suite's].")
+@_reps_option(None, "Recorded repetitions per case, or 'auto': until the median's 95 % interval "
+              "is within --noise [default: the suite's, else auto].")  # fmt: skip
+@_warmup_option(None, "Unrecorded runs before them, or 'auto': until the device is steady "
+                "[default: the suite's, else auto].")  # fmt: skip
+@click.option("--noise", default=None, metavar="SHARE",
+              callback=_parsed(grammar.share, "--noise"),
+              help="--reps auto's target: the median's interval within this share of it, "
+                   "e.g. 1% or 0.01 [default: the suite's, else 1%].")  # fmt: skip
+@click.option("--case-time", "case_time", default=None, metavar="SECONDS",
+              callback=_parsed(grammar.timeout, "--case-time"),
+              help="--reps auto stops a case after this long, sure or not "
+                   "[default: the suite's, else 1.5].")  # fmt: skip
 @click.option("--timeout", default=None, metavar="SECONDS",
               callback=_parsed(grammar.timeout, "--timeout"),
               help="Wall-clock seconds per run [default: the suite's].")  # fmt: skip
@@ -321,7 +339,8 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
               "(docs/balance-levels.md).")  # fmt: skip
 def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...],
          params: dict[str, tuple[str, ...]], block_sizes: grammar.BlockSizes | None,
-         reps: int | None, warmup: int | None, timeout: float | None, device: str,
+         reps: int | str | None, warmup: int | str | None, noise: float | None,
+         case_time: float | None, timeout: float | None, device: str,
          out: Path | None, resume: Path | None, count_setup: bool | None, trace: bool,
          offline: bool, quiet: bool, gpus: str | None, cluster: str | None,
          shard: str | None, metrics: str) -> None:  # fmt: skip
@@ -336,7 +355,8 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
 
     options = RunOptions(
         suite=suite, graphs=graphs, algorithms=algorithms, params=params,
-        block_sizes=block_sizes, reps=reps, warmup=warmup, timeout=timeout, device=device,
+        block_sizes=block_sizes, reps=reps, warmup=warmup, noise=noise, case_time=case_time,
+        timeout=timeout, device=device,
         out=out, resume=resume, trace=trace, offline=offline, progress=not quiet, gpus=gpus,
         cluster=cluster, shard=shard, count_setup=count_setup, command=_command_line(),
         metrics=metrics,
@@ -347,6 +367,8 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
     if not summary.notes_shown:
         for note in summary.notes:
             click.echo(f"note: {note}")
+    for line in summary.flag_lines():
+        click.echo(f"warning: {line}")
     for line in summary.failure_lines():
         click.echo(line)
     counts = ", ".join(f"{summary.counts[s]} {s}" for s in STATUSES if summary.counts[s])
@@ -551,8 +573,8 @@ def report_(
 @_device_option("For --algo auto: which backend it picks from.")
 @click.option("--solve/--no-solve", default=None,
               help="Time the triangular solves [default: when a GPU is usable].")  # fmt: skip
-@_reps_option(5, "Timed solves per ordering; the median is printed.")
-@_warmup_option(1, "Untimed solves before them.")
+@_reps_option(5, "Timed solves per ordering; the median is printed.", grammar.count)
+@_warmup_option(1, "Untimed solves before them.", grammar.solve_warmup)
 def levels_(matrix: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, ...]],
             block_sizes: grammar.BlockSizes | None, device: str, solve: bool | None, reps: int,
             warmup: int) -> None:  # fmt: skip
@@ -579,3 +601,45 @@ def levels_(matrix: str, algorithms: tuple[str, ...], params: dict[str, tuple[st
         click.echo(f"solve        natural {m.trsv_natural_ms:.3f} ms, colored "
                    f"{m.trsv_colored_ms:.3f} ms (spsolve_triangular, median of {rep.solve_reps} "
                    f"after {rep.solve_warmup} warm-up)")  # fmt: skip
+
+
+@main.command(name="compare")
+@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("new", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--a", "a", default=None, metavar="CONFIG",
+              help="With one file: the base configuration (an algorithm, configuration or group "
+                   "label, as gcbench report names them).")  # fmt: skip
+@click.option("--b", "b", default=None, metavar="CONFIG",
+              help="With one file: the configuration compared against --a.")  # fmt: skip
+@click.option("--threshold", default="5%", show_default=True, metavar="SHARE",
+              callback=_parsed(grammar.share, "--threshold"),
+              help="The smallest change that counts: a share (0.05) or a percentage "
+                   "(5%).")  # fmt: skip
+@click.option("--format", "fmt", type=click.Choice(("table", "csv")), default="table",
+              show_default=True, help="A table with the summary, or the table as CSV.")  # fmt: skip
+@click.option("--fail-on", type=click.Choice(("slower", "faster")), default=None,
+              help="Exit 1 when any case is confidently slower (or faster).")  # fmt: skip
+def compare_(base: Path, new: Path | None, a: str | None, b: str | None, threshold: float,
+             fmt: str, fail_on: str | None) -> None:  # fmt: skip
+    """Median times of NEW over BASE per case, with 95 % intervals and verdicts.
+
+    BASE NEW: two result files, cases matched by graph, algorithm, params and block size.
+    FILE --a CONFIG --b CONFIG: two configurations of one file, matched per graph. With
+    --fail-on, exit 1 when a case has that verdict (docs/compare.md).
+    """
+    from rich.console import Console
+
+    from gcbench.report.compare import compare
+
+    result = compare(base, new, a=a, b=b, threshold=threshold)
+    rendered = result.render(fmt)
+    if isinstance(rendered, str):
+        click.echo(rendered, nl=False)
+        for line in result.summary_lines():
+            click.echo(line, err=True)
+    else:
+        Console().print(rendered)
+    hits = result.counts[fail_on] if fail_on else 0
+    if hits:
+        click.echo(f"--fail-on {fail_on}: {hits} case(s) {fail_on}", err=True)
+        sys.exit(EXIT_FAILED)

@@ -91,14 +91,56 @@ def boolean(value: Any, what: str) -> bool:
     return value
 
 
-def reps(value: Any, what: str = "--reps") -> int | None:
-    """Recorded (timed) repetitions per case: an integer ≥ 1."""
+AUTO = "auto"  # --reps auto, --warmup auto: the protocol decides (docs/statistics.md)
+Count = int | str  # a count, or AUTO
+
+
+def _auto_or(value: Any, what: str, low: int) -> Count | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().lower() == AUTO:
+        return AUTO
+    try:
+        return integer(value, what, low=low)
+    except SpecError as exc:
+        raise SpecError(f"{exc} (or {AUTO})") from None
+
+
+def reps(value: Any, what: str = "--reps") -> Count | None:
+    """Recorded (timed) repetitions per case: an integer ≥ 1, or ``auto`` (until the median's
+    interval is within the noise target)."""
+    return _auto_or(value, what, 1)
+
+
+def count(value: Any, what: str) -> int | None:
+    """A fixed count of repetitions (an integer ≥ 1), where ``auto`` has no meaning."""
     return None if value is None else integer(value, what, low=1)
 
 
-def warmup(value: Any, what: str = "--warmup") -> int | None:
-    """Unrecorded runs before the timed ones: an integer ≥ 0."""
+def warmup(value: Any, what: str = "--warmup") -> Count | None:
+    """Unrecorded runs before the timed ones: an integer ≥ 0, or ``auto`` (until the device
+    is steady)."""
+    return _auto_or(value, what, 0)
+
+
+def solve_warmup(value: Any, what: str) -> int | None:
+    """A fixed count of unrecorded runs (an integer ≥ 0), where ``auto`` has no meaning."""
     return None if value is None else integer(value, what, low=0)
+
+
+def share(value: Any, what: str) -> float | None:
+    """A share in (0, 1), given as ``0.01`` or ``1%``: a noise target, a threshold."""
+    if value is None:
+        return None
+    text = str(value).strip() if not isinstance(value, bool) else ""
+    percent = text.endswith("%")
+    try:
+        out = float(text[:-1] if percent else text) / (100 if percent else 1)
+    except ValueError:
+        raise SpecError(f"{what}: {_echo(value)} is not a share such as 0.01 or 1%") from None
+    if not 0 < out < 1:
+        raise SpecError(f"{what}: {_echo(value)} must lie between 0 and 1 (0 % and 100 %)")
+    return out
 
 
 def timeout(value: Any, what: str = "--timeout") -> float | None:

@@ -11,7 +11,10 @@ coloring is compiled, set up, timed and validated the same way wherever it is as
 - ``time_ms`` is the call alone (CUDA events on the GPU), or setup plus call with
   ``count_setup``; counters an algorithm reads back for its statistics are read after the end
   event (:attr:`Coloring.resolve`);
-- every repetition is validated.
+- every repetition is validated;
+- how many runs a case gets is its :class:`~gcbench.algorithms.sampling.Sampling`'s (a warm-up
+  until the device is steady, repetitions until the median is sure, or fixed counts), and a
+  :class:`Meter` records what each repetition ran under (clock, load) around its timed call.
 """
 
 from __future__ import annotations
@@ -20,15 +23,17 @@ import copy
 import functools
 import statistics
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
+from typing import Protocol as Interface
 
 import numpy as np
 
 from gcbench import memory
 from gcbench.algorithms import balance, reduction
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, canonical_params
+from gcbench.algorithms.sampling import Sampling, Visit
 from gcbench.errors import GcbenchError
 from gcbench.graph import Graph, from_edges
 from gcbench.validate import Validation, validate
@@ -61,6 +66,25 @@ class Repetition:
     time_ms: float
     setup_ms: float
     copy_ms: float
+    conditions: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Meter(Interface):
+    """What a repetition ran under, read around its timed call (the runner's worker gives
+    one: :class:`gcbench.bench.conditions.Conditions`)."""
+
+    target_mhz: int | None  # the SM clock a steady GPU runs at; None where unknown
+
+    def start(self) -> None:
+        """Just before the timed call."""
+
+    def stop(self) -> dict[str, Any]:
+        """Just after it: the repetition's condition columns."""
+        ...
+
+    def clock_mhz(self) -> int | None:
+        """The SM clock now (None where unknown)."""
+        ...
 
 
 def prepare(graph: Graph, backend: str) -> Prepared:
@@ -223,7 +247,7 @@ def finish(
     copy-back ms). The GPU validates on the device before the copy (no host pass over n)."""
     if spec.backend == "cpu":
         colors = np.asarray(coloring.colors, dtype=np.int32)
-        return colors, validate(prepared.graph, colors), 0.0
+        return colors, validate(prepared.graph, colors, parallel=False), 0.0
     from gcbench.algorithms.gpu import runtime
 
     cp = runtime.cupy()
@@ -295,37 +319,69 @@ def prime(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]) -
     _PRIMED.add(key)
 
 
+def runs(
+    spec: AlgorithmSpec,
+    prepared: Prepared,
+    block_size: int | None,
+    params: dict[str, Any],
+    *,
+    count_setup: bool = False,
+    setup_ms: float | None = None,
+    meter: Meter | None = None,
+) -> Iterator[Repetition]:
+    """Validated, timed runs of one case for as long as the caller takes them (the caller's
+    sampling bounds them). ``prepared`` must be a view already set up with ``setup_ms`` (from
+    :func:`setup`), unless ``count_setup``, where every run sets up a fresh view inside its
+    timed region. ``meter`` reads the conditions around each timed call."""
+    if not count_setup and setup_ms is None:
+        raise ValueError("runs: set up the view first and pass its setup_ms")
+    while True:
+        if meter is not None:
+            meter.start()
+        if count_setup:
+            coloring, this_setup, time_ms = run_with_setup(spec, prepared, block_size, params)
+        else:
+            coloring, time_ms = run_timed(spec, prepared, block_size, params)
+            this_setup = setup_ms or 0.0
+        conditions = meter.stop() if meter is not None else {}
+        colors, validation, copy_ms = finish(spec, prepared, coloring)
+        yield Repetition(coloring, colors, validation, time_ms, this_setup, copy_ms, conditions)
+
+
 def repetitions(
     spec: AlgorithmSpec,
     prepared: Prepared,
     block_size: int | None,
     params: dict[str, Any],
     *,
-    reps: int,
-    warmup: int = 0,
+    sampling: Sampling | Visit,
     count_setup: bool = False,
     setup_ms: float | None = None,
+    meter: Meter | None = None,
     after_warmup: Callable[[], None] | None = None,
 ) -> Iterator[Repetition]:
-    """The protocol for one case: prime, then ``warmup`` unrecorded runs, then ``reps``
-    validated, timed runs. ``prepared`` must be a view already set up with ``setup_ms``
-    (from :func:`setup`), unless ``count_setup``, where every run sets up a fresh view inside
-    its timed region."""
+    """The protocol for one visit of a case: prime, then the warm-up runs, then the recorded
+    ones, as many as ``sampling`` asks for (a Sampling: its first visit; :func:`runs` says
+    what ``prepared`` must be)."""
+    visit = sampling.visit() if isinstance(sampling, Sampling) else sampling
     prime(spec, block_size, params)
-    if not count_setup and setup_ms is None:
-        raise ValueError("repetitions: set up the view first and pass its setup_ms")
-    for index in range(warmup + reps):
-        if count_setup:
-            coloring, this_setup, time_ms = run_with_setup(spec, prepared, block_size, params)
-        else:
-            coloring, time_ms = run_timed(spec, prepared, block_size, params)
-            this_setup = setup_ms or 0.0
-        colors, validation, copy_ms = finish(spec, prepared, coloring)
-        if index < warmup:
-            if after_warmup is not None:
-                after_warmup()
-            continue
-        yield Repetition(coloring, colors, validation, time_ms, this_setup, copy_ms)
+    stream = runs(spec, prepared, block_size, params, count_setup=count_setup,
+                  setup_ms=setup_ms, meter=meter)  # fmt: skip
+    target = meter.target_mhz if meter is not None else None
+    warm: list[float] = []
+    start = time.perf_counter()
+    clock = None
+    while visit.sampling.warming(warm, time.perf_counter() - start, clock, target):
+        warm.append(next(stream).time_ms)
+        clock = meter.clock_mhz() if meter is not None else None
+        if after_warmup is not None:
+            after_warmup()
+    times: list[float] = []
+    start = time.perf_counter()
+    while visit.more(times, time.perf_counter() - start):
+        run = next(stream)
+        times.append(run.time_ms)
+        yield run
 
 
 @dataclass(frozen=True)
@@ -358,20 +414,20 @@ def measure(
     block_size: int | None,
     params: dict[str, Any],
     *,
-    reps: int = 1,
-    warmup: int = 1,
+    sampling: Sampling | None = None,
     count_setup: bool = False,
 ) -> CaseResult:
     """One case from a prepared graph: a fresh view, its setup, the repetitions (each
-    validated). ``transfer_ms`` is the graph's upload (once per graph, not per case)."""
+    validated) as ``sampling`` asks in one visit (default: one warm-up, one repetition).
+    ``transfer_ms`` is the graph's upload (once per graph, not per case)."""
     view = prepared.fresh()
     prime(spec, block_size, params)  # before setup, so no compilation lands in setup_ms
     setup_ms = None if count_setup else setup(spec, view)
-    runs = list(
-        repetitions(spec, view, block_size, params, reps=reps, warmup=warmup,
+    done = list(
+        repetitions(spec, view, block_size, params, sampling=sampling or Sampling(1, 1),
                     count_setup=count_setup, setup_ms=setup_ms)
     )  # fmt: skip
-    return CaseResult(runs, prepared.transfer_ms)
+    return CaseResult(done, prepared.transfer_ms)
 
 
 def execute(
@@ -379,4 +435,4 @@ def execute(
 ) -> Repetition:
     """One validated run of one case, no warm-up (compilation is still primed away): for tests
     and one-off calls."""
-    return measure(spec, prepared, block_size, params, reps=1, warmup=0).last
+    return measure(spec, prepared, block_size, params, sampling=Sampling(1, 0)).last

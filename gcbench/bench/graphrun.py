@@ -9,26 +9,32 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from gcbench.algorithms.sampling import Sampling
+from gcbench.bench.conditions import flag_text
 from gcbench.bench.process import WorkerLost, WorkerProcess
 from gcbench.bench.suite import Case
-from gcbench.bench.worker import CaseJob, GraphInfo, LoadJob
+from gcbench.bench.worker import CaseJob, GraphInfo, LoadJob, VisitOutcome
 
 MIN_LOAD_TIMEOUT_S = 600.0
 PCI_ORDER = {"CUDA_DEVICE_ORDER": "PCI_BUS_ID"}  # CUDA numbers GPUs as nvidia-smi does
 
-Todo = tuple[tuple[Case, tuple[int, ...]], ...]  # cases with the repetitions left to run
+# Cases with the repetitions left to run: their numbers, or None for as many as the
+# protocol asks (--reps auto: a case not recorded yet runs whole).
+Todo = tuple[tuple[Case, tuple[int, ...] | None], ...]
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Per-run settings every worker of a run shares."""
+    """Per-run settings every worker of a run shares: how many runs a case gets
+    (``sampling``), the wall-clock limit of one run, traces, setup in the timed region and
+    the extra metrics."""
 
-    warmup: int
-    timeout_s: float
-    trace: bool
+    sampling: Sampling = Sampling()
+    timeout_s: float = 60.0
+    trace: bool = False
     count_setup: bool = False
     metrics: tuple[str, ...] = ()
 
@@ -105,14 +111,20 @@ class GraphRun:
         self.failure: dict[str, str] = {}
 
     def run(self) -> None:
-        todo = self.work.todo
+        """The graph's cases in passes: each pass visits every case not yet finished (an
+        auto case needs several visits, a fixed count one), in suite order; a case's rows are
+        recorded when it finishes."""
+        left = [_Pending(case, reps) for case, reps in self.work.todo]
         try:
-            for index, (case, reps) in enumerate(todo):
-                self.sink.current(case)
-                if self.worker is None and not self._start():
-                    return self._fail_rest(todo[index:])
-                self._run_case(case, reps)
-                self.sink.advance(1, self.work.weight)
+            while left:
+                for item in list(left):
+                    self.sink.current(item.case)
+                    if self.worker is None and not self._start():
+                        return self._fail_rest(left)
+                    self._visit(item)
+                    if item.finished:
+                        self._finish(item)
+                        left.remove(item)
             if self.worker is not None:
                 self.worker.stop()
                 self.worker = None
@@ -157,35 +169,83 @@ class GraphRun:
                 return message
             self.sink.phase(message[1])
 
-    def _fail_rest(self, todo: Todo) -> None:
-        """Loading failed: every remaining repetition of this graph gets that status."""
-        for case, reps in todo:
-            for rep in reps:
-                self._record(case, {**self.failure, "rep": rep})
-            self.sink.advance(1, self.work.weight)
+    def _fail_rest(self, left: list[_Pending]) -> None:
+        """Loading failed: every case not finished records what it has and the failure for
+        each repetition left (one row, the next rep, for a case whose count the protocol
+        decides)."""
+        for item in left:
+            to_go = item.left() if item.reps is not None else [len(item.rows)]
+            item.rows.extend(({**self.failure, "rep": rep}, None) for rep in to_go)
+            self._finish(item)
 
-    def _run_case(self, case: Case, reps: tuple[int, ...]) -> None:
+    def _finish(self, item: _Pending) -> None:
+        """Record a finished case's rows, each with the flags the whole case earned."""
+        for fields, trace in item.rows:
+            flags = flag_text([*fields.get("flags", "").split(";"), *item.flags])
+            self._record(item.case, {**fields, "flags": flags}, trace)
+        self.sink.advance(1, self.work.weight)
+
+    def _visit(self, item: _Pending) -> None:
+        """One visit of a case in the worker; its rows are kept in ``item`` until the case
+        finishes, so an interrupted case leaves no row. A worker lost on the way finishes the
+        case with the loss for each repetition left."""
         assert self.worker is not None
+        case = item.case
         job = CaseJob(
-            case.algorithm, dict(case.params), case.block_size, reps, self.settings.warmup,
-            self.settings.trace, self.settings.count_setup, case.backend, self.settings.metrics,
+            case.algorithm, dict(case.params), case.block_size, item.reps,
+            sampling=self.settings.sampling, trace=self.settings.trace,
+            count_setup=self.settings.count_setup, backend=case.backend,
+            metrics=self.settings.metrics, history=tuple(item.times), spent_s=item.spent_s,
+            visit=item.visits,
         )  # fmt: skip
-        left = list(reps)
         what = f"{case.algorithm} on {case.graph}"
         try:
             self.worker.send(job)
             while True:
                 message = self._receive(self.settings.timeout_s, what)
                 if message[0] == "row":
-                    self._record(case, message[1], message[2])
-                    left.remove(message[1]["rep"])
+                    item.add(message[1], message[2])
                 elif message[0] == "done":
-                    if message[1]:
+                    item.visited(message[1])
+                    if message[1].restart:
                         self.worker.stop()
                         self.worker = None
                     return
         except WorkerLost as lost:
             self.worker.kill()
             self.worker = None
-            for rep in left:
-                self._record(case, {"rep": rep, "status": lost.status, "error": lost.message})
+            to_go = item.left() if item.reps is not None else [len(item.rows)]
+            item.rows.extend(({"rep": r, "status": lost.status, "error": lost.message}, None)
+                             for r in to_go)  # fmt: skip
+            item.finished = True
+
+
+@dataclass
+class _Pending:
+    """A case of the graph as its visits go: the rows and times so far, the seconds and
+    visits spent, the flags earned, and whether it is finished."""
+
+    case: Case
+    reps: tuple[int, ...] | None
+    rows: list[tuple[dict[str, Any], list[dict[str, Any]] | None]] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    spent_s: float = 0.0
+    visits: int = 0
+    flags: set[str] = field(default_factory=set)
+    finished: bool = False
+
+    def add(self, fields: dict[str, Any], trace: list[dict[str, Any]] | None) -> None:
+        self.rows.append((fields, trace))
+        if fields.get("time_ms") is not None:
+            self.times.append(fields["time_ms"])
+
+    def visited(self, outcome: VisitOutcome) -> None:
+        self.visits += 1
+        self.spent_s = outcome.spent_s or self.spent_s
+        self.flags.update(outcome.flags)
+        self.finished = outcome.finished
+
+    def left(self) -> list[int]:
+        """The fixed repetitions not recorded yet."""
+        done = {fields["rep"] for fields, _ in self.rows}
+        return [rep for rep in self.reps or () if rep not in done]

@@ -24,7 +24,8 @@ class RunOptions:
     ``graphs``/``algorithms`` replace the suite's ("all" = every algorithm of the device;
     items may be comma lists, "greedy,gm-async"); ``params`` maps a parameter to its values (a
     list, or "v1,v2"), or is a list of ``--param`` items ("k=v1,v2"); ``block_sizes`` is a list
-    or "32,64" or "sweep"; ``reps``, ``warmup``, ``timeout`` (s) override the suite's.
+    or "32,64" or "sweep"; ``reps``, ``warmup`` (a count or "auto"), ``noise`` (a share, 0.01
+    or "1%"), ``case_time`` (s), ``timeout`` (s) override the suite's (docs/statistics.md).
     ``gpus`` runs one worker per listed GPU ("0,1", a list, or "all"); ``cluster`` runs the
     graphs as tasks of a Dask cluster (a scheduler address, or "local"); ``shard`` ("K/N" or
     (K, N)) keeps the K-th of N cost-balanced shares of the graphs. ``count_setup`` (default:
@@ -39,8 +40,10 @@ class RunOptions:
     algorithms: Sequence[str] = ()
     params: Mapping[str, Sequence[Any] | str] | Sequence[str] = field(default_factory=dict)
     block_sizes: str | Sequence[int] | None = None
-    reps: int | None = None
-    warmup: int | None = None
+    reps: int | str | None = None
+    warmup: int | str | None = None
+    noise: float | str | None = None
+    case_time: float | None = None
     timeout: float | None = None
     device: str = "auto"
     out: str | Path | None = None
@@ -69,6 +72,8 @@ class RunOptions:
             block_sizes=grammar.block_sizes(self.block_sizes),
             reps=grammar.reps(self.reps),
             warmup=grammar.warmup(self.warmup),
+            noise=grammar.share(self.noise, "--noise"),
+            case_time=grammar.timeout(self.case_time, "--case-time"),
             timeout=grammar.timeout(self.timeout),
         )
 

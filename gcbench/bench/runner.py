@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -39,6 +39,7 @@ from gcbench.bench.results import (
     FAILING,
     Environment,
     Failures,
+    Flagged,
     ResultsFile,
     TraceFile,
     capture_environment,
@@ -60,6 +61,7 @@ from gcbench.bench.suite import (
 from gcbench.bench.worker import GraphInfo, LoadJob
 from gcbench.errors import GpuUnavailableError, SpecError, shown
 from gcbench.fetch import is_cached
+from gcbench.grammar import AUTO
 from gcbench.sources import parse_spec
 
 DEFAULT_SUITE = "quick"
@@ -91,6 +93,7 @@ class RunSummary:
     notes: list[str] = field(default_factory=list)
     notes_shown: bool = False
     failures: Failures = field(default_factory=Failures)
+    flagged: Flagged = field(default_factory=Flagged)
 
     @property
     def exit_code(self) -> int:
@@ -104,6 +107,10 @@ class RunSummary:
         """The rows that are not ok, grouped by (graph, algorithm, status) with the first error
         of each, in at most ``FAILURE_LINES`` lines (none when all are ok)."""
         return self.failures.lines()
+
+    def flag_lines(self) -> list[str]:
+        """One line per flag the file's cases carry (docs/statistics.md), none when clean."""
+        return self.flagged.lines()
 
 
 @dataclass(frozen=True)
@@ -173,28 +180,24 @@ def default_out(suite_name: str) -> Path:
     return Path("results") / f"{stamp}-{suite_name}.csv"
 
 
-def build_suite(
-    suite: str | Path | None,
-    graphs: Sequence[str],
-    algorithms: Sequence[str],
-    reps: int | None,
-    warmup: int | None,
-    timeout: float | None,
-    count_setup: bool | None = None,
-) -> Suite:
+def build_suite(opts: RunOptions) -> Suite:
     """The suite named (default ``quick``) with the command line's replacements applied:
     ``graphs`` and ``algorithms`` replace the suite's lists ("all" = every algorithm of the
     device's backend that is usable here); a run that replaces either without naming a suite
-    is called "custom"."""
-    base = load_suite(suite or DEFAULT_SUITE)
-    names = [WILDCARD if a == "all" else a for a in algorithms]
+    is called "custom"; the counts, noise target, times and ``count_setup`` given replace the
+    suite's."""
+    base = load_suite(opts.suite or DEFAULT_SUITE)
+    names = [WILDCARD if a == "all" else a for a in opts.algorithms]
+    replaces = opts.suite is not None or not (opts.graphs or opts.algorithms)
     return base.with_overrides(
-        name=base.name if suite is not None or not (graphs or algorithms) else "custom",
-        reps=reps,
-        warmup=warmup,
-        timeout=timeout,
-        count_setup=count_setup,
-        graphs=tuple(GraphEntry(g) for g in graphs) or None,
+        name=base.name if replaces else "custom",
+        reps=opts.reps,
+        warmup=opts.warmup,
+        noise=opts.noise,
+        case_time=opts.case_time,
+        timeout=opts.timeout,
+        count_setup=opts.count_setup,
+        graphs=tuple(GraphEntry(g) for g in opts.graphs) or None,
         algorithms=tuple(AlgorithmEntry(n) for n in dict.fromkeys(names)) or None,
     )
 
@@ -233,10 +236,7 @@ def plan(
     front (:func:`gcbench.bench.suite.offline`)."""
     opts = replace(options or RunOptions(), **changes).checked()
     load_plugins()
-    the_suite = build_suite(
-        opts.suite, opts.graphs, opts.algorithms, opts.reps, opts.warmup, opts.timeout,
-        opts.count_setup,
-    )  # fmt: skip
+    the_suite = build_suite(opts)
     shard = None if opts.shard is None else parse_shard(opts.shard)
     parse_metrics(opts.metrics)  # a typo is an error before anything runs
     choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
@@ -304,11 +304,12 @@ def _record(opts: RunOptions, the_plan: Plan, engine: Engine) -> RunSummary:
         summary.trace_path = traces.path if traces else None
         summary.counts.update(results.previous)
         summary.failures = results.failures
+        summary.flagged = results.flagged
         summary.notes.extend(the_plan.notes)
         if not opts.offline:
             summary.notes.extend(prefetch(case.graph for case in cases))
-        settings = Settings(the_suite.warmup, the_suite.timeout, opts.trace, the_suite.count_setup,
-                            parse_metrics(opts.metrics))  # fmt: skip
+        settings = Settings(the_suite.sampling, the_suite.timeout, opts.trace,
+                            the_suite.count_setup, parse_metrics(opts.metrics))  # fmt: skip
         env = capture_environment(opts.command)
         weights = graph_weights(cases)
         session = _Session(the_suite, results, traces, summary, opts.offline, env, weights)
@@ -451,20 +452,28 @@ class _Session:
         for (graph, standin), group in groupby(cases, key=lambda c: (c.graph, c.standin)):
             weight = self.weights.get((graph, standin), 1.0)
             todo = [(case, self._reps_to_do(case)) for case in group]
-            skipped = sum(1 for _, reps in todo if not reps)
+            skipped = sum(1 for _, reps in todo if reps == ())
             if skipped:
                 self.display.skip(skipped, weight)
-            todo = [(case, reps) for case, reps in todo if reps]
+            todo = [(case, reps) for case, reps in todo if reps is None or reps]
             if todo:
                 load = LoadJob(graph, standin, self.offline)
                 out.append(GraphWork(load, tuple(todo), weight))
         return out
 
-    def _reps_to_do(self, case: Case) -> tuple[int, ...]:
+    def _reps_to_do(self, case: Case) -> tuple[int, ...] | None:
+        """The repetitions of ``case`` the file does not record yet: with a fixed count,
+        their numbers; with ``reps = auto``, None (the whole case, as many as the protocol
+        asks) unless the file records any of it, then () (done: a case's rows are written
+        together)."""
         recorded = self.results.recorded
+        if self.suite.reps == AUTO:
+            done = self.results.cases
+            graphs = (case.graph,) if case.standin is None else (case.graph, case.standin)
+            return () if any(case.case_key(g) in done for g in graphs) else None
         return tuple(
             rep
-            for rep in range(self.suite.reps)
+            for rep in range(int(self.suite.reps))
             if case.key(rep) not in recorded
             and (case.standin is None or case.key(rep, case.standin) not in recorded)
         )
@@ -518,6 +527,7 @@ class _Session:
             self.results.append(row)
             self.summary.counts[row["status"]] += 1
             self.summary.failures.add(row)
+            self.summary.flagged.add(row)
             self.summary.written += 1
             if trace and self.traces is not None:
                 for trow in trace:

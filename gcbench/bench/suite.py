@@ -18,6 +18,7 @@ from typing import Any
 from gcbench import algorithms, grammar
 from gcbench.algorithms.availability import Unusable, skip_notes, unusable
 from gcbench.algorithms.registry import AlgorithmSpec, canonical_params
+from gcbench.algorithms.sampling import DEFAULT_CASE_TIME_S, DEFAULT_NOISE, Sampling
 from gcbench.errors import SpecError
 from gcbench.fetch import is_remote
 from gcbench.grammar import SWEEP, BlockSizes
@@ -29,7 +30,7 @@ DEFAULT_BLOCK_SIZE = 256  # for an algorithm that takes a block size but declare
 
 _SUITE_KEYS = {
     "name", "description", "reps", "warmup", "timeout", "block_sizes", "graphs", "algorithms",
-    "count_setup",
+    "count_setup", "noise", "case_time",
 }  # fmt: skip
 # Keys renamed to match the command line's options (docs/cli.md): old name → new name.
 _RENAMED = {"timeout_s": "timeout"}
@@ -70,8 +71,10 @@ class Suite:
 
     name: str
     description: str = ""
-    reps: int = 3
-    warmup: int = 1
+    reps: grammar.Count = grammar.AUTO
+    warmup: grammar.Count = grammar.AUTO
+    noise: float = DEFAULT_NOISE
+    case_time: float = DEFAULT_CASE_TIME_S
     timeout: float = 60.0
     block_sizes: BlockSizes | None = None
     graphs: tuple[GraphEntry, ...] = ()
@@ -87,9 +90,16 @@ class Suite:
             "count_setup": lambda v: grammar.boolean(v, "--count-setup"),
             "reps": grammar.reps,
             "warmup": grammar.warmup,
+            "noise": lambda v: grammar.share(v, "--noise"),
+            "case_time": lambda v: grammar.positive(v, "--case-time"),
             "timeout": grammar.timeout,
         }
         return replace(self, **{k: checks.get(k, lambda v: v)(v) for k, v in given.items()})
+
+    @property
+    def sampling(self) -> Sampling:
+        """How many runs each case gets (docs/statistics.md)."""
+        return Sampling.of(self.reps, self.warmup, self.noise, self.case_time)
 
 
 @dataclass(frozen=True)
@@ -113,7 +123,11 @@ class Case:
 
     def key(self, rep: int, graph: str | None = None) -> tuple[str, str, str, str, str]:
         """The resume key of repetition ``rep`` (``graph`` defaults to the case's spec)."""
-        return (graph or self.graph, self.algorithm, self.params_text, self.block_text, str(rep))
+        return (*self.case_key(graph), str(rep))
+
+    def case_key(self, graph: str | None = None) -> tuple[str, str, str, str]:
+        """The resume key of the whole case: the repetition key without ``rep``."""
+        return (graph or self.graph, self.algorithm, self.params_text, self.block_text)
 
 
 # ---------------------------------------------------------------- parsing
@@ -171,6 +185,8 @@ def parse_suite(data: Mapping[str, Any], *, default_name: str, path: Path | None
         description=str(data.get("description", "")),
         reps=grammar.reps(data.get("reps", Suite.reps), f"{where}: reps"),
         warmup=grammar.warmup(data.get("warmup", Suite.warmup), f"{where}: warmup"),
+        noise=grammar.share(data.get("noise", Suite.noise), f"{where}: noise"),
+        case_time=grammar.positive(data.get("case_time", Suite.case_time), f"{where}: case_time"),
         timeout=grammar.timeout(data.get("timeout", Suite.timeout), f"{where}: timeout"),
         block_sizes=None
         if "block_sizes" not in data

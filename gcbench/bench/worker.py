@@ -3,7 +3,9 @@
 This is the only place the runner touches CUDA (DESIGN §4 isolation): the parent spawns it,
 talks to it over a pipe, and kills it on a timeout. Messages to the parent:
 ``("loaded", GraphInfo)``, ``("load_failed", status, message)``, ``("tick",)`` after each
-warm-up run, ``("row", fields, trace)`` per repetition, ``("done", restart)`` per case, and
+warm-up run, ``("row", fields, trace)`` per repetition, ``("done", outcome)`` per visit of a
+case (:class:`VisitOutcome`: whether to replace the worker, whether the case is finished, the
+seconds its repetitions took, the flags the whole case earned; docs/statistics.md), and
 ``("phase", text)`` when it starts fetching, generating or loading a graph, copying it to the
 GPU or compiling (``text`` None: back to running the case), for the progress display.
 """
@@ -11,13 +13,16 @@ GPU or compiling (``text`` None: back to running the case), for the progress dis
 from __future__ import annotations
 
 import faulthandler
+import itertools
 import os
 import signal
 import sys
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from typing import Any
 
+from gcbench.algorithms.sampling import Sampling
 from gcbench.errors import (
     FetchError,
     GraphTooLargeError,
@@ -40,17 +45,35 @@ class LoadJob:
 
 @dataclass(frozen=True)
 class CaseJob:
-    """Run one case: ``warmup`` unrecorded runs, then one recorded run per entry of ``reps``."""
+    """Visit one case as ``sampling`` says: its warm-up, then one recorded run per entry of
+    ``reps``, or, with ``reps`` None, as many as the visit asks for, numbered from
+    ``first_rep``; ``history`` and ``spent_s`` are the case's times and seconds from its
+    earlier visits, ``visit`` counts them."""
 
     algorithm: str
     params: dict[str, Any]
     block_size: int | None
-    reps: tuple[int, ...]
-    warmup: int
-    trace: bool
+    reps: tuple[int, ...] | None
+    sampling: Sampling = field(default_factory=Sampling)
+    trace: bool = False
     count_setup: bool = False
     backend: str | None = None  # the case's backend: picks auto's spec
     metrics: tuple[str, ...] = ()  # --metrics: extra columns per valid repetition
+    history: tuple[float, ...] = ()
+    spent_s: float = 0.0
+    visit: int = 0
+
+
+@dataclass(frozen=True)
+class VisitOutcome:
+    """What a visit of a case ended with: ``restart`` the worker (the CUDA context may be
+    unusable), ``finished`` (no more visits: sure, out of time, a fixed count, or failed),
+    ``spent_s`` the seconds its repetitions took, ``flags`` of the whole case (when finished)."""
+
+    restart: bool
+    finished: bool
+    spent_s: float = 0.0
+    flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -149,6 +172,7 @@ class _Worker:
         self.prepared: dict[str, Any] = {}
         self.setup: dict[str, Any] = {}
         self.meters: dict[str, Any] = {}  # backend -> LevelMeter of this graph
+        self.conditions: dict[str, Any] = {}  # backend -> Conditions (per worker process)
 
     def serve(self) -> None:
         while True:
@@ -225,10 +249,27 @@ class _Worker:
             self.meters[backend] = LevelMeter(self.graph, solve=backend == "gpu")
         return self.meters[backend]
 
-    def run_case(self, job: CaseJob) -> bool:
-        """Run ``job``, sending one row per repetition; returns whether the worker should be
-        replaced (after an unexpected GPU failure the CUDA context may be unusable)."""
+    def _conditions(self, backend: str) -> Any:
+        """The meter of what each repetition of ``backend`` runs under (docs/statistics.md)."""
+        from gcbench.bench.conditions import Conditions
+
+        if backend not in self.conditions:
+            gpu, trip = None, None
+            if backend == "gpu":
+                from gcbench.algorithms.gpu import clocks, runtime
+
+                gpu = clocks.open_gpu(runtime.device_facts().pci_bus_id)
+                trip = runtime.RoundTrip()
+            self.conditions[backend] = Conditions(backend, gpu, round_trip=trip)
+        return self.conditions[backend]
+
+    def run_case(self, job: CaseJob) -> VisitOutcome:
+        """Visit the case of ``job``, sending one row per repetition; returns how the visit
+        ended (after an unexpected GPU failure the worker is replaced: the CUDA context may be
+        unusable)."""
         from gcbench.algorithms import canonical_params, execute, get
+        from gcbench.algorithms.cpu.threads import os_threads
+        from gcbench.bench.conditions import quiesce
         from gcbench.bench.results import CLASS_SIZE_SERIES, device_columns, trace_rows
 
         spec = get(job.algorithm, job.backend)
@@ -246,17 +287,28 @@ class _Worker:
             execute.prime(spec, job.block_size, job.params)
             self.phase(None)
             view, setup_ms = (prepared, None) if job.count_setup else self._set_up(spec, prepared)
+            meter = self._conditions(spec.backend)
+            quiesce()  # nothing else of this process runs while the case is timed
+            meter.begin_case(os_threads(job.params) if spec.backend == "cpu" else 1)
+            sampling = job.sampling
+            if job.reps is not None:
+                sampling = replace(sampling, reps=len(job.reps))
             runs = execute.repetitions(
-                spec, view, job.block_size, job.params, reps=len(job.reps), warmup=job.warmup,
-                count_setup=job.count_setup, setup_ms=setup_ms,
+                spec, view, job.block_size, job.params,
+                sampling=sampling.visit(job.history, job.spent_s, job.visit),
+                count_setup=job.count_setup, setup_ms=setup_ms, meter=meter,
                 after_warmup=lambda: self.conn.send(("tick",)),
             )  # fmt: skip
-            for rep, run in zip(job.reps, runs, strict=True):
+            numbers = itertools.count(len(job.history)) if job.reps is None else iter(job.reps)
+            times: list[float] = []
+            start = time.perf_counter()
+            for rep, run in zip(numbers, runs, strict=False):
                 v = run.validation
                 transfer_ms = prepared.transfer_ms + run.copy_ms
                 outside = 0.0 if job.count_setup else run.setup_ms  # else inside time_ms
                 fields = {
                     **device,
+                    **run.conditions,
                     "rep": rep,
                     "status": "ok" if v.valid else "invalid",
                     "error": "" if v.valid else f"{v.conflicts} conflicts, {v.uncolored} uncolored",
@@ -283,11 +335,19 @@ class _Worker:
                     series = {**run.coloring.trace, CLASS_SIZE_SERIES: sizes}
                     trace = list(trace_rows({"rep": rep}, series))
                 self.conn.send(("row", fields, trace))
+                times.append(run.time_ms)
                 done += 1
+            spent = job.spent_s + time.perf_counter() - start
+            pooled = (*job.history, *times)
+            finished = sampling.finished(pooled, spent, job.visit + 1)
+            flags = sampling.flags(pooled) if finished else ()
+            if meter.contended():
+                flags = (*flags, "contended")
         except Exception as exc:
             status, message = classify(exc)
-            for rep in job.reps[done:]:
+            left = (len(job.history) + done,) if job.reps is None else job.reps[done:]
+            for rep in left:
                 fields = {**device, "rep": rep, "status": status, "error": message}
                 self.conn.send(("row", fields, None))
-            return needs_fresh_context(spec.backend, status, exc)
-        return False
+            return VisitOutcome(needs_fresh_context(spec.backend, status, exc), True)
+        return VisitOutcome(False, finished, spent, flags)

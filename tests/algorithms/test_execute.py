@@ -11,6 +11,7 @@ import pytest
 from gcbench import algorithms, load_graph
 from gcbench.algorithms import execute
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring
+from gcbench.algorithms.sampling import Sampling
 from gcbench.graph import check_invariant
 from gcbench.validate import validate
 
@@ -38,7 +39,8 @@ def test_fresh_view_shares_arrays_but_no_cache():
 def test_every_repetition_is_validated():
     spec = algorithms.get("greedy")
     prepared = execute.prepare(load_graph("gen:queen?n=8"), "cpu")
-    case = execute.measure(spec, prepared, None, spec.resolve_params({}), reps=3, warmup=1)
+    sampling = Sampling(reps=3, warmup=1)
+    case = execute.measure(spec, prepared, None, spec.resolve_params({}), sampling=sampling)
     assert len(case.runs) == 3 and case.valid
     for run in case.runs:
         assert run.validation == validate(prepared.graph, run.colors)
@@ -85,7 +87,7 @@ def test_no_gpu_algorithm_compiles_after_priming(reduce):
         before = runtime.compile_count()
         for name in HARD:
             prepared = execute.prepare(load_graph(name), "gpu")
-            case = execute.measure(spec, prepared, None, params, reps=1, warmup=0)
+            case = execute.measure(spec, prepared, None, params, sampling=Sampling(1, 0))
             assert case.valid, (spec.name, name)
             assert np.all(case.last.colors >= 0)
         assert runtime.compile_count() == before, spec.name

@@ -126,6 +126,47 @@ def _kill_parent(graph, *, times: int, tag: str, **_) -> Coloring:
     return _distinct(graph)
 
 
+def drawn_ms(median_ms: float, noise: float, rng: np.random.Generator) -> float:
+    """A time from test-draw's distribution: uniform on median × [1 - noise, 1 + noise] (the
+    one tests/test_stats.py checks the intervals on)."""
+    return median_ms * (1 + noise * (2 * rng.random() - 1))
+
+
+def _wait_ms(ms: float, start: float) -> None:
+    """Wait until ``ms`` after ``start`` precisely: sleep to a millisecond before, then spin."""
+    end = start + ms / 1e3
+    time.sleep(max(0.0, end - time.perf_counter() - 1e-3))
+    while time.perf_counter() < end:
+        pass
+
+
+_CALLS: dict[tuple, int] = {}
+
+
+def _calls(key: tuple) -> int:
+    """How often this process has called with ``key`` before (the draw's or the growth's step)."""
+    done = _CALLS.get(key, 0)
+    _CALLS[key] = done + 1
+    return done
+
+
+def _draw(graph, *, median_ms: float, noise: float, seed: int, **_) -> Coloring:
+    """Takes a time drawn from :func:`drawn_ms`, a known distribution, times the factor in
+    $GCBENCH_TEST_SLOW (default 1): the same case, made slower, for compare's tests."""
+    start = time.perf_counter()
+    key = ("draw", median_ms, noise, seed)
+    rng = np.random.default_rng([seed, _calls(key)])
+    slow = float(os.environ.get("GCBENCH_TEST_SLOW", "1"))
+    _wait_ms(slow * drawn_ms(median_ms, noise, rng), start)
+    return _distinct(graph)
+
+
+def _drift(graph, *, base_ms: float, growth: float, **_) -> Coloring:
+    """Every call ``growth`` times slower than the one before."""
+    _wait_ms(base_ms * growth ** _calls(("drift", base_ms, growth)), time.perf_counter())
+    return _distinct(graph)
+
+
 def _spec(name: str, run, **extra) -> AlgorithmSpec:
     return register(AlgorithmSpec(name, "cpu", "gcbench tests", run, **extra))
 
@@ -151,6 +192,21 @@ register(
         default_block_size=32, description="setup 80 ms on the host, a 40 ms device spin",
     )
 )  # fmt: skip
+_spec(
+    "test-draw",
+    _draw,
+    params=(
+        Param("median_ms", 20.0, float, low=0.1), Param("noise", 0.02, float, low=0.0, high=0.9),
+        Param("seed", 0, int, low=0),
+    ),
+    description="a time drawn from median × (1 ± noise), times $GCBENCH_TEST_SLOW",
+)  # fmt: skip
+_spec(
+    "test-drift",
+    _drift,
+    params=(Param("base_ms", 2.0, float, low=0.1), Param("growth", 1.1, float, low=1.0)),
+    description="each call growth times slower than the last",
+)
 _spec("test-visible", _visible)
 _spec(
     "test-kill-parent",

@@ -14,8 +14,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-REPS = 30  # 3 s of sleeping: a loaded machine still interrupts it before the end
-SLOW = ["--graph", "gen:cycle?n=9", "--algo", "test-sleep", "--param", "seconds=0.1",
+REPS, CASES = 10, 6  # 3 s of sleeping: a loaded machine still interrupts it before the end
+
+
+def sleeps(base: float, cases: int = CASES) -> str:
+    """``cases`` sleep lengths from ``base`` s: one test-sleep case each."""
+    return "seconds=" + ",".join(f"{base + i / 1000:g}" for i in range(cases))
+
+
+SLOW = ["--graph", "gen:cycle?n=9", "--algo", "test-sleep", "--param", sleeps(0.05),
         "--reps", str(REPS), "--warmup", "0", "--device", "cpu", "--quiet"]  # fmt: skip
 
 
@@ -49,20 +56,31 @@ def children(pid: int) -> list[int]:
     return out
 
 
-def check_complete(path: Path, reps: int = REPS) -> None:
+def check_complete(path: Path, reps: int = REPS, cases: int = CASES) -> None:
     frame = pd.read_csv(path)
-    assert sorted(frame.rep) == list(range(reps)) and (frame.status == "ok").all()
+    assert frame.params.nunique() == cases and (frame.status == "ok").all()
+    for _, case in frame.groupby("params"):
+        assert sorted(case.rep) == list(range(reps))
+
+
+def whole_cases(path: Path) -> pd.DataFrame:
+    """The rows of an interrupted file: each case it holds is whole (a case's rows are written
+    together when it ends), none twice."""
+    frame = pd.read_csv(path)
+    assert (frame.groupby("params").size() == REPS).all() and not frame.duplicated(
+        ["params", "rep"]
+    ).any()
+    return frame
 
 
 def test_sigint_stops_cleanly_and_resume_completes(bench_env, tmp_path, cli):
     out = tmp_path / "r.csv"
     proc = start(bench_env, "run", *SLOW, "--out", str(out))
-    wait_for_rows(out, 2, proc)
+    wait_for_rows(out, REPS, proc)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, (proc.returncode, stdout, stderr)
-    partial = pd.read_csv(out)
-    assert 1 <= len(partial) < REPS and not partial.rep.duplicated().any()
+    assert REPS <= len(whole_cases(out)) < REPS * CASES
     command = stderr.strip().splitlines()[-1].split("run: ", 1)[1]
     args = shlex.split(command)
     assert args[0] == "gcbench" and args[-2:] == ["--resume", str(out)] and "--out" not in args
@@ -75,7 +93,7 @@ def test_sigint_stops_cleanly_and_resume_completes(bench_env, tmp_path, cli):
 def test_sigkill_leaves_a_resumable_file_and_no_orphan(bench_env, tmp_path, cli):
     out = tmp_path / "r.csv"
     proc = start(bench_env, "run", *SLOW, "--out", str(out))
-    wait_for_rows(out, 2, proc)
+    wait_for_rows(out, REPS, proc)
     workers = children(proc.pid)
     assert workers
     proc.kill()

@@ -207,10 +207,11 @@ def test_merge_refuses_overlaps_mixed_schemas_and_cut_lines(plain, tmp_path):
 def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tmp_path, cli):
     """Ctrl-C exits 130 with whole rows; SIGKILL takes every slot's worker with the parent;
     --resume finishes the file without duplicates (as for a plain run, test_cli_run)."""
-    from test_cli_run import SLOW, children, start  # on sys.path: bench_env
+    from test_cli_run import SLOW, children, sleeps, start  # on sys.path: bench_env
 
-    out, reps = tmp_path / "r.csv", 60  # 3 s of sleeping per graph: time to interrupt twice
-    faster = ["seconds=0.05" if arg == "seconds=0.1" else arg for arg in SLOW]
+    # 3 s of sleeping per graph in 10 cases (a case's rows land together): time to interrupt
+    out, reps, cases = tmp_path / "r.csv", 6, 10
+    faster = [sleeps(0.05, cases) if arg.startswith("seconds=") else arg for arg in SLOW]
     args = [*faster, "--graph", "gen:cycle?n=10", "--gpus", "0,1", "--reps", str(reps)]
 
     def wait_until(proc, done) -> None:
@@ -226,7 +227,7 @@ def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tm
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
     interrupted = len(read(out))
-    assert 2 <= interrupted < 2 * reps
+    assert 2 * reps <= interrupted < 2 * reps * cases and interrupted % reps == 0
 
     proc = start(bench_env, "run", *args, "--resume", str(out))
     wait_until(proc, lambda frame: len(frame) > interrupted)
@@ -242,5 +243,5 @@ def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tm
     done = cli("run", *args, "--resume", str(out))
     assert done.returncode == 0, done.stderr
     frame = read(out)
-    assert len(frame) == 2 * reps and not frame[KEY].duplicated().any()
+    assert len(frame) == 2 * reps * cases and not frame[KEY].duplicated().any()
     assert (frame.status == "ok").all()

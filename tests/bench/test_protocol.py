@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 
 import gcbench
+from gcbench import stats
+from gcbench.algorithms.sampling import MIN_REPS
 from gcbench.bench import runner
 
 SETUP_MS, RUN_MS, SPIN_MS = 80.0, 30.0, 40.0  # tests/bench/gcbench_test_plugins.py
@@ -94,6 +96,25 @@ def test_numba_compilation_is_not_timed_without_warmup(bench_env, tmp_path, cli)
     )
     slow_first = {name: ratio for name, ratio in ratios.items() if ratio >= 2}
     assert not slow_first, slow_first
+
+
+@pytest.mark.gpu
+def test_gpu_rows_read_the_clock_each_repetition_and_auto_pins_the_spin(bench_env, tmp_path):
+    """--reps auto on a device spin of known length: every row has its own clock reading
+    (NVML), the case stops once sure, and its interval holds the spin's length."""
+    from gcbench.algorithms.gpu import clocks, runtime
+
+    summary = runner.run(
+        graphs=["gen:cycle?n=101"], algorithms=["test-timed-gpu"], reps="auto", warmup="auto",
+        out=tmp_path / "auto.csv", progress=False, choice=runner.DeviceChoice("gpu", "test"),
+    )  # fmt: skip
+    frame = pd.read_csv(summary.path, keep_default_na=False)
+    assert (frame.status == "ok").all() and len(frame) >= MIN_REPS
+    assert not frame["flags"].str.contains("noisy|drift").any(), frame["flags"].tolist()
+    low, high = stats.median_ci(frame.time_ms)
+    assert SPIN_MS <= low <= high <= SPIN_MS * 1.01
+    if clocks.open_gpu(runtime.device_facts().pci_bus_id) is not None:
+        assert (pd.to_numeric(frame.sm_clock_mhz) > 0).all(), frame.sm_clock_mhz
 
 
 @pytest.mark.gpu

@@ -6,6 +6,8 @@ import pytest
 
 from gcbench.algorithms import AlgorithmSpec, Param, canonical_params, get, register, unregister
 from gcbench.algorithms.availability import skip_notes
+from gcbench.algorithms.sampling import Sampling
+from gcbench.bench.options import RunOptions
 from gcbench.bench.runner import build_suite
 from gcbench.bench.suite import (
     ON_CPU,
@@ -279,7 +281,8 @@ def test_load_suite_by_path_and_errors(tmp_path):
         '[[algorithms]]\nname = "test-distinct"\nparams = { offset = [1, 2] }\n'
     )
     s = load_suite(path)
-    assert (s.name, s.reps, s.warmup, s.path) == ("mine", 2, 1, path)
+    assert (s.name, s.reps, s.warmup, s.path) == ("mine", 2, "auto", path)  # warm-up: default
+    assert s.sampling == Sampling(reps=2, warmup=None, noise=0.01, case_time_s=1.5)
     assert len(expand(s, backend="cpu")) == 2
     with pytest.raises(SpecError, match="known suite.*quick"):
         load_suite("no-such-suite")
@@ -289,13 +292,19 @@ def test_load_suite_by_path_and_errors(tmp_path):
 
 
 def test_command_line_replacements():
-    s = build_suite(None, ["gen:cycle?n=3"], ["all", "greedy"], 5, 0, 2.5)
+    given = RunOptions(graphs=["gen:cycle?n=3"], algorithms=["all", "greedy"], reps=5, warmup=0,
+                       timeout=2.5, noise="2%", case_time=4)  # fmt: skip
+    s = build_suite(given)
     assert (s.name, s.reps, s.warmup, s.timeout) == ("custom", 5, 0, 2.5)
+    assert (s.noise, s.case_time) == (0.02, 4.0)
     assert [a.name for a in s.algorithms] == ["*", "greedy"]
-    assert build_suite(None, (), (), None, None, None).name == "quick"
-    assert build_suite("quick", ["gen:cycle?n=3"], (), None, None, None).name == "quick"
-    with pytest.raises(SpecError, match="reps"):
-        build_suite(None, (), (), 0, None, None)
+    assert build_suite(RunOptions()).name == "quick"
+    assert build_suite(RunOptions(suite="quick", graphs=["gen:cycle?n=3"])).name == "quick"
+    assert build_suite(RunOptions(reps="auto", warmup="auto")).sampling == Sampling()
+    for wrong, match in (({"reps": 0}, "reps"), ({"noise": "150%"}, "noise"),
+                         ({"case_time": 0}, "case-time")):  # fmt: skip
+        with pytest.raises(SpecError, match=match):
+            build_suite(RunOptions(**wrong))
 
 
 @pytest.mark.parametrize("name", [name for name, _ in list_suites()])

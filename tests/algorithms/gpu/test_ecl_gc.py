@@ -11,6 +11,7 @@ from gcbench.algorithms.cpu.greedy import greedy_colors
 from gcbench.algorithms.execute import execute, prepare
 from gcbench.algorithms.gpu import ecl_gc
 from gcbench.algorithms.reduction import reduce_colors
+from gcbench.algorithms.sampling import Sampling
 from gcbench.errors import RoundCapError, SpecError
 from gcbench.graph import from_edges
 from gcbench.validate import validate
@@ -202,6 +203,6 @@ def test_priming_compiles_everything_a_larger_graph_runs(on_gpu):
     execute.prime(spec_, 512, params)
     before = runtime.compile_count()
     graph, prepared, reference = on_gpu("gen:rgg?scale=19")
-    outcome = execute.measure(spec_, prepared, 512, params, reps=1, warmup=0).last
+    outcome = execute.measure(spec_, prepared, 512, params, sampling=Sampling(1, 0)).last
     assert np.array_equal(outcome.colors, reference)
     assert runtime.compile_count() == before
