@@ -24,7 +24,8 @@ class Report:
     """The aggregated results.
 
     ``rows``: every input row (typed). ``summary``: one row per graph × algorithm × params ×
-    block size (statistics, status counts, speedup, relative colors, throughput).
+    block size (statistics with 95 % intervals, status counts, flags, speedup and its
+    interval, relative colors, throughput).
     ``means``: speedup means per group label across graphs. ``winners``: per graph.
     ``block_sizes``: best/worst block size per graph × configuration swept. ``pareto``: per
     graph. ``levels``: the ``--metrics levels`` figures per graph × group (empty without
@@ -91,6 +92,7 @@ def report(
     chosen, why = aggregate.choose_baseline(summary, baseline)
     notes.append(why)
     notes += aggregate.add_comparisons(summary, chosen)
+    notes += aggregate.flag_notes(summary)
     traces = load.read_traces(paths, notes)
     rep = Report(
         rows=rows,

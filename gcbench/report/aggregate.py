@@ -8,14 +8,15 @@ rows; every other status is counted per group, never averaged in (docs/report.md
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from gcbench.algorithms.registry import requested_params
-from gcbench.bench.results import BALANCE_COLUMNS, LEVEL_COLUMNS, STATUSES
+from gcbench.bench.results import BALANCE_COLUMNS, FLAG_CAUSES, FLAGS, LEVEL_COLUMNS, STATUSES
 from gcbench.errors import InputError
+from gcbench.stats import median_ci, ratio_ci
 
 KEYS = ["graph", "algorithm", "params", "block_size"]
 FAILURES = [s for s in STATUSES if s != "ok"]
@@ -57,18 +58,40 @@ def _failure_note(counts: pd.DataFrame) -> pd.Series:
     return joined.set_axis(counts.index)
 
 
+def flag_union(values: Iterable[str]) -> str:
+    """The flags named in ``values`` (each a ";"-joined list), once each, in FLAGS order (a
+    flag this gcbench does not know after them, by name), ";"-joined; "" for none."""
+    named = {f.strip() for v in values for f in v.split(";")} - {""}
+    rank = {f: i for i, f in enumerate(FLAGS)}
+    return ";".join(sorted(named, key=lambda f: (rank.get(f, len(FLAGS)), f)))
+
+
+def _median_intervals(times: pd.Series) -> np.ndarray:
+    """(low, high) of each group's 95 % interval of the median (:func:`median_ci`), one row
+    per group; NaN where there are too few times for one."""
+    bounds = [median_ci(t) or (np.nan, np.nan) for t in times]
+    return np.array(bounds, dtype=float).reshape(-1, 2)
+
+
 def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per group: repetition counts by status and statistics of the ``ok`` rows.
 
     ``time_ms``, ``transfer_ms``, ``total_ms``, ``colors`` and ``iterations`` are medians
-    over ok rows; ``time_min_ms``, ``time_q1_ms``/``time_q3_ms`` and ``time_iqr_ms`` describe
-    the spread of ``time_ms``. Throughput is n (resp. the CSV's m, undirected edges) per
-    second of median ``time_ms``, in millions. The balance and level columns are medians
-    too (NaN where the rows have none); ``trsv_speedup`` is the natural order's solve time
-    over the color order's.
+    over ok rows; ``time_ci_low_ms``/``time_ci_high_ms`` bound the 95 % confidence interval
+    of the median time (NaN with fewer than 6 ok times), ``near_fastest`` says whether it
+    overlaps the interval of the fastest group on the graph; ``time_min_ms``,
+    ``time_q1_ms``/``time_q3_ms`` and ``time_iqr_ms`` describe the spread of ``time_ms``, and
+    ``ok_times_ms`` holds the ok times themselves (sorted; for intervals of speedups).
+    ``flags`` is the union of the rows' flags ("" when clean or before schema v3).
+    Throughput is n (resp. the CSV's m, undirected edges) per second of median ``time_ms``,
+    in millions. The balance and level columns are medians too (NaN where the rows have
+    none); ``trsv_speedup`` is the natural order's solve time over the color order's.
     """
     # CPU rows have no block size; a 0 stands in while grouping so joins match keys exactly.
-    rows = rows.assign(block_size=rows["block_size"].fillna(0))
+    rows = rows.assign(
+        block_size=rows["block_size"].fillna(0),
+        ok_time=rows["time_ms"].where(rows["status"] == "ok"),
+    )
     groups = rows.groupby(KEYS, sort=True)
     out = groups.agg(
         backend=("backend", "first"),
@@ -78,7 +101,10 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
         runs=("run_id", "nunique"),
         count_setup=("count_setup", "first"),
         error_message=("error", lambda s: next((e for e in s if e), "")),
+        flags=("flags", flag_union),
     )
+    out["ok_times_ms"] = groups["ok_time"].apply(lambda t: tuple(sorted(t.dropna())))
+    out[["time_ci_low_ms", "time_ci_high_ms"]] = _median_intervals(out["ok_times_ms"])
     counts = rows.groupby([*KEYS, "status"]).size().unstack("status", fill_value=0)
     out = out.join(counts.reindex(columns=list(STATUSES), fill_value=0))
     ok = rows[rows["status"] == "ok"].groupby(KEYS)
@@ -105,10 +131,42 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     requested = out["params"].map(requested_params)  # auto: one configuration, any choice
     out["config"] = config_label(out["algorithm"], requested)
     out["label"] = group_label(out["config"], out["block_size"])
+    out["near_fastest"] = _near_fastest(out)
     seconds = out["time_ms"] / 1e3
     out["mverts_per_s"] = out["n"] / seconds / 1e6
     out["medges_per_s"] = out["m"] / seconds / 1e6
     return out
+
+
+def _fastest(summary: pd.DataFrame) -> pd.DataFrame:
+    """Each graph's fastest group: least median time; ties by colors, then label."""
+    valid = summary.dropna(subset=["time_ms"])
+    return valid.sort_values(["time_ms", "colors", "label"]).groupby("graph").head(1)
+
+
+def _near_fastest(summary: pd.DataFrame) -> pd.Series:
+    """Whether a group's interval of the median time overlaps that of the fastest group on
+    its graph, so the two are not told apart; False for the fastest itself and wherever
+    either has no interval."""
+    fastest = _fastest(summary)
+    ends = fastest.set_index("graph")[["time_ci_low_ms", "time_ci_high_ms"]]
+    low = summary["graph"].map(ends["time_ci_low_ms"])
+    high = summary["graph"].map(ends["time_ci_high_ms"])
+    overlap = (summary["time_ci_low_ms"] <= high) & (summary["time_ci_high_ms"] >= low)
+    return overlap & ~summary.index.isin(fastest.index)
+
+
+def flag_notes(summary: pd.DataFrame) -> list[str]:
+    """A note per flag that some group carries, saying how many groups and what it means for
+    their times; none for results without flags (schema v1 and v2 files have none)."""
+    counts = summary["flags"].str.split(";").explode().value_counts()
+    notes = []
+    for flag in flag_union(counts.index).split(";"):
+        if flag:
+            n = int(counts[flag])
+            what = f"{FLAG_CAUSES[flag]} ({flag})" if flag in FLAG_CAUSES else f"are {flag}"
+            notes.append(f"{n} group{'s' if n != 1 else ''} {what}: their times are unreliable")
+    return notes
 
 
 def in_graph_order(frame: pd.DataFrame, graphs: Sequence[str]) -> pd.DataFrame:
@@ -191,17 +249,38 @@ def choose_baseline(summary: pd.DataFrame, requested: str | None) -> tuple[str |
     )
 
 
+def _speedup_intervals(summary: pd.DataFrame, reference: pd.Series) -> np.ndarray:
+    """(low, high) of each group's speedup's 95 % interval, one row per group: that of
+    median(reference's times) / median(group's times) (:func:`ratio_ci`, from the ok times
+    of the reference group on its graph, ``reference``: graph → index). (1, 1) for the
+    reference itself, its own measure; NaN without a reference or enough times."""
+    out = np.full((len(summary), 2), np.nan)
+    times = summary["ok_times_ms"]
+    for i, (index, graph) in enumerate(zip(summary.index, summary["graph"], strict=True)):
+        ref = reference.get(graph)
+        if ref == index:
+            out[i] = 1.0
+        elif ref is not None and (found := ratio_ci(times[index], times[ref])) is not None:
+            out[i] = found.low, found.high
+    return out
+
+
 def add_comparisons(summary: pd.DataFrame, baseline: str | None) -> list[str]:
-    """Add ``speedup`` (vs the baseline's best median time on the graph) and ``colors_rel``
-    (median colors / the fewest median colors on the graph) in place; return notes."""
+    """Add ``speedup`` (vs the baseline's best median time on the graph) with its 95 %
+    interval (``speedup_ci_low``/``speedup_ci_high``) and ``colors_rel`` (median colors /
+    the fewest median colors on the graph) in place; return notes."""
     notes: list[str] = []
     fewest = summary.groupby("graph")["colors"].transform("min")
     summary["colors_rel"] = summary["colors"] / fewest
-    summary["speedup"] = np.nan
+    summary[["speedup", "speedup_ci_low", "speedup_ci_high"]] = np.nan
     if baseline is None:
         return notes
-    base = _best_time_per_graph(summary, _matching(summary, baseline))
+    mask = _matching(summary, baseline)
+    base = _best_time_per_graph(summary, mask)
     summary["speedup"] = summary["graph"].map(base) / summary["time_ms"]
+    timed = summary[mask].dropna(subset=["time_ms"])
+    reference = timed.groupby("graph")["time_ms"].idxmin()  # the baseline's best group
+    summary[["speedup_ci_low", "speedup_ci_high"]] = _speedup_intervals(summary, reference)
     missing = sorted(set(summary["graph"]) - set(base.index))
     if missing:
         notes.append(f"no valid {baseline} time on {', '.join(missing)}: no speedup there")
@@ -234,15 +313,21 @@ def speedup_means(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def winners(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per graph: the fastest group (median time) and the one with fewest colors (ties: faster)."""
+    """Per graph: the fastest group (median time) and the one with fewest colors (ties:
+    faster). ``fastest_near``: the other groups whose interval of the median time overlaps
+    the fastest's (:func:`_near_fastest`), by median time: none is known to be slower."""
     valid = summary.dropna(subset=["time_ms"])
-    fast = valid.sort_values(["time_ms", "colors", "label"]).groupby("graph").head(1)
+    fast = _fastest(valid)
     few = valid.sort_values(["colors", "time_ms", "label"]).groupby("graph").head(1)
     tried = summary.groupby("graph", sort=False).size().rename("groups")
     out = fast.set_index("graph")[["label", "time_ms", "speedup", "colors"]].add_prefix("fastest_")
     out = out.join(few.set_index("graph")[["label", "colors", "time_ms"]].add_prefix("fewest_"))
     out = out.join(valid.groupby("graph").size().rename("valid_groups"))
-    return tried.to_frame().join(out, how="left").rename_axis("graph").reset_index()
+    out = tried.to_frame().join(out, how="left").rename_axis("graph").reset_index()
+    near = valid[valid["near_fastest"]].sort_values(["time_ms", "label"])
+    near = near.groupby("graph")["label"].agg(tuple)
+    out.insert(3, "fastest_near", [near.get(graph, ()) for graph in out["graph"]])
+    return out
 
 
 def best_block_sizes(summary: pd.DataFrame) -> pd.DataFrame:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from gcbench.bench.results import (
     BALANCE_COLUMNS,
+    CONDITION_COLUMNS,
     LEVEL_COLUMNS,
     STATUSES,
     TRACE_COLUMNS,
@@ -17,11 +18,13 @@ from gcbench.bench.results import (
 from gcbench.errors import InputError
 
 TRACE_SUFFIX = ".trace.csv"
+# The numbers among what each repetition ran under (schema v3); throttle and flags are text.
+CONDITION_NUMERIC = ("round_trip_us", "load_avg", "cpu_util", "cpu_wait")
 NUMERIC = ("n", "m", "max_degree", "avg_degree", "rep", "time_ms", "transfer_ms", "total_ms",
            "iterations", "colors", "max_color", "conflicts", "uncolored",
-           *BALANCE_COLUMNS, *LEVEL_COLUMNS)  # fmt: skip
-# Numbers a file may lack (written since schema 2's first files): NaN where missing.
-OPTIONAL_NUMERIC = (*BALANCE_COLUMNS, *LEVEL_COLUMNS)
+           *BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_NUMERIC)  # fmt: skip
+# Columns a file may lack (written since schema 2 or 3): NaN, or "" for text, where missing.
+OPTIONAL = (*BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_COLUMNS)
 # The columns the report reads; a file lacking one of them cannot be reported on.
 NEEDED = ("run_id", "host", "device_name", "graph", "n", "m", "algorithm", "backend", "params",
           "block_size", "rep", "status", "error", "time_ms", "transfer_ms", "total_ms",
@@ -116,7 +119,8 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
 
     Numbers become floats (NaN where empty), ``block_size`` a nullable integer (NA for CPU
     rows), ``count_setup`` a boolean (False where the file predates it), text columns stay
-    strings ("" where empty, also where a column is missing from some files). Exact
+    strings ("" where empty, also where a column is missing from some files, and
+    ``throttle`` and ``flags`` "" where every file predates schema v3). Exact
     duplicate rows (the same file given twice) are dropped and counted. Results that mix
     timing conventions (``count_setup`` true and false) are refused.
     """
@@ -148,7 +152,7 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
     rows = rows.drop_duplicates(ignore_index=True)
     if len(rows) < before:
         notes.append(f"dropped {before - len(rows)} duplicate rows (a file given twice?)")
-    for col in OPTIONAL_NUMERIC:
+    for col in OPTIONAL:
         if col not in rows.columns:
             rows[col] = ""
     for col in NUMERIC:

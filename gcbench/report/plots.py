@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure, SubFigure
     from matplotlib.legend import Legend
+    from matplotlib.patches import Patch
     from matplotlib.text import Text
 
 PLOT_FORMATS = ("png", "svg", "pdf")
@@ -47,6 +48,9 @@ MAX_MINOR_DECADES = 8  # wider log axes get no minor ticks (they would be a grey
 MANTISSAS = ((1,), (1, 2, 5), (1, 2, 3, 5, 7), (1, 2, 3, 4, 5, 6, 7, 8, 9))
 LINE_STYLES = ("-", "--", "-.", ":")
 SUBTITLE_COLOUR = "0.3"
+FLAG_COLOUR = "0.1"  # outline and hatching of a flagged group's bar, ring round its point
+FLAG_HATCH = "////"
+FLAG_LABEL = "flagged: times suspect\n(see the notes)"
 
 
 @dataclass(frozen=True)
@@ -61,9 +65,11 @@ class Style:
     formats: tuple[str, ...] = ("png",)
     dpi: int = DPI
 
-    def subtitle(self, timed: bool) -> str:
-        """The subtitle: provenance, plus the timing convention on figures of times."""
-        return " · ".join(p for p in (self.where, self.timing if timed else "") if p)
+    def subtitle(self, timed: bool, caption: str = "") -> str:
+        """The subtitle: provenance, plus the timing convention on figures of times, and a
+        ``caption`` line under them (what whiskers show) where given."""
+        line = " · ".join(p for p in (self.where, self.timing if timed else "") if p)
+        return "\n".join(p for p in (line, caption) if p)
 
 
 def plot_formats(values: Sequence[str]) -> tuple[str, ...]:
@@ -298,13 +304,17 @@ def grouped_bars(
     err: tuple[str, str] | None = None,
     reference: tuple[float, str] | None = None,
     mean_group: str | None = None,
+    flags: bool = False,
+    caption: str = "",
 ) -> Figure:
     """Bars of ``value`` per graph (x) and configuration (colour).
 
-    ``err`` names low/high columns drawn as error bars; ``reference`` draws a dashed
-    horizontal line named in the legend (so no label sits on the bars or the line);
-    ``mean_group`` appends a group holding each configuration's geometric mean over graphs
-    under that name. ``timed``: the values are times (the subtitle says what they include).
+    ``err`` names low/high columns drawn as error bars (none where they are NaN);
+    ``reference`` draws a dashed horizontal line named in the legend (so no label sits on
+    the bars or the line); ``mean_group`` appends a group holding each configuration's
+    geometric mean over graphs under that name. ``timed``: the values are times (the
+    subtitle says what they include). ``flags``: the bars of groups with ``flags`` are
+    hatched and outlined, with a legend entry. ``caption``: a line under the subtitle.
     """
     graphs = list(dict.fromkeys(frame["graph"]))
     configs = in_order(frame["config"])
@@ -316,13 +326,16 @@ def grouped_bars(
     if mean_group is not None:
         table.loc[mean_group] = np.exp(np.log(table).mean(skipna=True))
         tick_labels.append(mean_group)
-    canvas = _figure(size, title, style.subtitle(timed))
+    canvas = _figure(size, title, style.subtitle(timed, caption))
     axes = canvas.body.subplots(rows, 1, sharey=True, squeeze=False)[:, 0]
-    lows, highs = (
-        [frame.pivot_table(index="graph", columns="config", values=c, aggfunc="first")
-         .reindex(index=table.index, columns=configs) for c in err]
-        if err is not None else (None, None)
-    )  # fmt: skip
+
+    def cells(values: pd.Series) -> pd.DataFrame:
+        """``values`` (one per row of ``frame``) laid out as ``table``."""
+        laid = frame.assign(cell=values).groupby(["graph", "config"])["cell"].first()
+        return laid.unstack().reindex(index=table.index, columns=configs)
+
+    lows, highs = (cells(frame[c]) for c in err) if err is not None else (None, None)
+    flagged = cells((frame["flags"] != "").astype(float)).fillna(0) > 0 if flags else None
     extent = [table.to_numpy(dtype=float)]
     if lows is not None and highs is not None:
         extent += [lows.to_numpy(dtype=float), highs.to_numpy(dtype=float)]
@@ -343,6 +356,11 @@ def grouped_bars(
                 yerr = np.abs(np.vstack([heights - lo, hi - heights]))
             bars = ax.bar(pos, heights, width, yerr=yerr, color=style.colours[config],
                           error_kw={"elinewidth": 0.8, "capsize": 1.5})  # fmt: skip
+            if flagged is not None:
+                for patch, marked in zip(bars.patches, flagged[config].to_numpy()[part],
+                                         strict=True):  # fmt: skip
+                    if marked:
+                        patch.set(hatch=FLAG_HATCH, edgecolor=FLAG_COLOUR, linewidth=0.6)
             if row == 0:
                 handles.append(bars)
             missing = np.isnan(heights)
@@ -364,10 +382,28 @@ def grouped_bars(
     axes[-1].set_xlabel("graph   (x: no valid run)" if any_missing else "graph")
     swept = frame["block_size"].notna().any() if "block_size" in frame else False
     labels = configs + ([reference[1]] if reference is not None else [])
+    if flagged is not None and (flagged & table.notna()).to_numpy().any():
+        handles.append(_flag_patch())
+        labels.append(FLAG_LABEL)
     _legend(
         canvas, handles, labels, "configuration" + ("\n(GPU: best block size)" if swept else "")
     )
     return _fit(canvas)
+
+
+def interval_caption(drawn: bool, mark: str, of: str) -> str:
+    """What the ``mark`` ("whiskers", "band") shows, e.g. "whiskers: 95 % confidence
+    interval of the median"; where none is ``drawn``, why."""
+    if drawn:
+        return f"{mark}: 95 % confidence interval of the {of}"
+    return f"no {mark}: too few ok repetitions for a 95 % confidence interval"
+
+
+def _flag_patch() -> Patch:
+    """The legend entry of flagged bars: a white swatch, hatched and outlined as they are."""
+    from matplotlib.patches import Patch
+
+    return Patch(facecolor="white", edgecolor=FLAG_COLOUR, hatch=FLAG_HATCH, linewidth=0.6)
 
 
 def _wrapped(count: int) -> tuple[int, int]:
@@ -401,9 +437,10 @@ def block_size_sweep(summary: pd.DataFrame, style: Style) -> Figure | None:
     graphs = list(dict.fromkeys(gpu["graph"]))
     configs = in_order(gpu["config"])
     titles = graph_labels(graphs, width=40)
+    band = interval_caption(bool(gpu["time_ci_low_ms"].notna().any()), "band", "median")
     canvas, axes = _panel_figure(
         *_wrapped(len(graphs)), configs,
-        ("Time vs block size (band: interquartile range)", style.subtitle(timed=True)),
+        ("Time vs block size", style.subtitle(timed=True, caption=band)),
     )  # fmt: skip
     handles: dict[str, object] = {}
     sizes = sorted(gpu["block_size"].unique())
@@ -412,11 +449,16 @@ def block_size_sweep(summary: pd.DataFrame, style: Style) -> Figure | None:
         for config, line in part.groupby("config"):
             (handles[config],) = ax.plot(line["block_size"].astype(float), line["time_ms"], "o-",
                                          color=style.colours[config], markersize=4)  # fmt: skip
-            ax.fill_between(line["block_size"].astype(float), line["time_q1_ms"],
-                            line["time_q3_ms"], color=style.colours[config],
+            ax.fill_between(line["block_size"].astype(float), line["time_ci_low_ms"],
+                            line["time_ci_high_ms"], color=style.colours[config],
                             alpha=0.15)  # fmt: skip
+        marked = part[part["flags"] != ""]
+        if not marked.empty:
+            (handles[FLAG_LABEL],) = ax.plot(marked["block_size"].astype(float),
+                                             marked["time_ms"], "o", markersize=8, mfc="none",
+                                             mec=FLAG_COLOUR, mew=1.2)  # fmt: skip
         ax.set_xscale("log", base=2)
-        log_axis(ax, "y", part[["time_ms", "time_q1_ms", "time_q3_ms"]].to_numpy())
+        log_axis(ax, "y", part[["time_ms", "time_ci_low_ms", "time_ci_high_ms"]].to_numpy())
         ax.set_xticks([float(s) for s in sizes], [str(s) for s in sizes], fontsize="small")
         ax.xaxis.set_minor_locator(NullLocator())
         ax.margins(x=0.08)
@@ -426,7 +468,7 @@ def block_size_sweep(summary: pd.DataFrame, style: Style) -> Figure | None:
         ax.grid(alpha=0.3)
     for ax in axes.flat[len(graphs) :]:
         ax.set_visible(False)
-    names = [c for c in configs if c in handles]
+    names = [c for c in [*configs, FLAG_LABEL] if c in handles]
     _legend(canvas, [handles[c] for c in names], names, "configuration")
     return _fit(canvas)
 
@@ -589,9 +631,12 @@ def _main_figures(
     from gcbench.report.aggregate import performance_ratios
 
     made = {
-        "time": grouped_bars(best, "time_ms", style, log=True, timed=True,
-                             err=("time_q1_ms", "time_q3_ms"),
-                             title="Median time per graph (whiskers: interquartile range)",
+        "time": grouped_bars(best, "time_ms", style, log=True, timed=True, flags=True,
+                             err=("time_ci_low_ms", "time_ci_high_ms"),
+                             caption=interval_caption(
+                                 bool(best["time_ci_low_ms"].notna().any()), "whiskers",
+                                 "median"),
+                             title="Median time per graph",
                              ylabel="median time (ms, log scale)"),
         "colors": grouped_bars(best, "colors", style, log=False, title="Colors used per graph",
                                ylabel="colors (median)"),
@@ -600,7 +645,12 @@ def _main_figures(
         made["speedup"] = grouped_bars(
             best, "speedup", style, log=True, timed=True,
             reference=(1.0, f"baseline: {baseline}\n(speedup 1)"), mean_group="geo. mean",
-            title=f"Speedup over {baseline} (higher is better)", ylabel="speedup (×, log scale)",
+            err=("speedup_ci_low", "speedup_ci_high"), flags=True,
+            caption=interval_caption(  # the baseline's own 1–1 is no whisker
+                bool((best["speedup_ci_low"] < best["speedup_ci_high"]).any()), "whiskers",
+                "speedup"),
+            title=f"Speedup over {baseline} (higher is better)",
+            ylabel="speedup (×, log scale)",
         )  # fmt: skip
     for value, what in (("time_ms", "time"), ("colors", "colors")):
         ratios = performance_ratios(best, value)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
@@ -24,17 +24,29 @@ ERROR_CHARS = 60
 NOTE_WIDTH = 32
 UNBOUNDED = 10_000  # console width used to measure a table's natural width
 # Columns a narrow terminal leaves out, first to last.
-DROP_ORDER = ["Medge/s", "min ms", "transfer ms", "its time ms", "worst ms", "IQR ms", "class CV",
+DROP_ORDER = ["Medge/s", "transfer ms", "its time ms", "worst ms", "speedup CI", "class CV",
               "Mvert/s", "harm. mean", "min", "max", "rounds", "colors/best",
-              "colors/best geo. mean", "tried"]  # fmt: skip
+              "colors/best geo. mean", "CI ms", "tried"]  # fmt: skip
+NEAR = "≈"  # marks a time not told apart from the fastest on its graph
+FLAGGED = "†"  # marks a time measured under a flag (throttled, contended, drift, noisy)
+NEAR_SHOWN = 2  # groups named beside the fastest in the winners, at most
+CI_LEGEND = (
+    "CI: 95 % confidence interval of the median time, or of the speedup (docs/statistics.md);"
+    f" {MISSING} where there are too few ok repetitions for one"
+)
+NEAR_LEGEND = (
+    f"{NEAR}: its interval overlaps the fastest's on the graph: not told apart from the fastest"
+)
+FLAG_LEGEND = f"{FLAGGED}: flagged, its times are suspect (the note names the flags)"
 TEXT_HEADERS = frozenset({"configuration", "graph", "fastest", "fewest colors", "note", "tried"})
 
 # The per-group summary's CSV columns, in order (summary.csv and --format csv).
 SUMMARY_COLUMNS = [
     "graph", "n", "m", "algorithm", "backend", "params", "block_size", "config", "label",
     "reps", "runs", "ok", "invalid", "error", "timeout", "oom", "unsupported", "note",
-    "count_setup", "time_ms", "time_min_ms", "time_q1_ms", "time_q3_ms", "time_iqr_ms",
-    "transfer_ms", "total_ms", "colors", "iterations", "speedup", "colors_rel",
+    "flags", "count_setup", "time_ms", "time_ci_low_ms", "time_ci_high_ms", "near_fastest",
+    "time_min_ms", "time_q1_ms", "time_q3_ms", "time_iqr_ms", "transfer_ms", "total_ms",
+    "colors", "iterations", "speedup", "speedup_ci_low", "speedup_ci_high", "colors_rel",
     "mverts_per_s", "medges_per_s", "error_message",
     "min_class", "max_class", "class_cv",
     "levels_natural", "levels_colored", "trsv_natural_ms", "trsv_colored_ms", "trsv_speedup",
@@ -73,6 +85,16 @@ def count(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() else f"{float(x):.1f}"
 
 
+def interval(low: float, high: float) -> str:
+    """``low–high``, both ends to the decimals that give the smaller end three significant
+    digits, so they read alike (1.00–1.30, 0.0123–0.0150, 1,234–1,456); a dash for none."""
+    if pd.isna(low) or pd.isna(high):
+        return MISSING
+    ends = [abs(float(v)) for v in (low, high) if v != 0]
+    digits = 2 - math.floor(math.log10(min(ends))) if ends else 0
+    return f"{low:,.{max(0, digits)}f}–{high:,.{max(0, digits)}f}"
+
+
 def text(x: object) -> str:
     """A label, or a dash where there is none (a graph with no valid group has no winner)."""
     return MISSING if x is None or (isinstance(x, float) and math.isnan(x)) else str(x)
@@ -86,54 +108,97 @@ def _display(frame: pd.DataFrame, columns: Sequence[tuple[str, str, Callable]]) 
     )
 
 
+class Section(NamedTuple):
+    """A table of the report: its title, its display strings and the legend of its marks."""
+
+    title: str
+    frame: pd.DataFrame
+    legend: tuple[str, ...] = ()
+
+
 def _why(row: pd.Series) -> str:
-    """The note column: failures per status, plus the first error message when none ran."""
+    """The note column: failures per status (with the first error message when none ran),
+    then the group's flags."""
+    note = row["note"]
     if row["ok"] == 0 and row["error_message"]:
         message = row["error_message"]
         if len(message) > ERROR_CHARS:
             message = message[: ERROR_CHARS - 1] + "…"
-        return f"{row['note']}: {message}"
-    return row["note"]
+        note = f"{note}: {message}"
+    flags = f"flags: {row['flags'].replace(';', ', ')}" if row["flags"] else ""
+    return "; ".join(part for part in (note, flags) if part)
+
+
+def _marked_time(row: pd.Series) -> str:
+    """The median time, after ``≈`` where it is not told apart from the fastest's, and
+    before ``†`` where the group is flagged."""
+    near = f"{NEAR} " if row["near_fastest"] else ""
+    return near + num(row["time_ms"]) + (FLAGGED if row["flags"] else "")
 
 
 RESULT_COLUMNS = [
     ("label", "configuration", str),
     ("runs_ok", "ok/reps", str),
-    ("time_ms", "time ms", num),
-    ("time_min_ms", "min ms", num),
-    ("time_iqr_ms", "IQR ms", num),
+    ("time_shown", "time ms", str),
+    ("time_ci", "CI ms", str),
     ("transfer_ms", "transfer ms", num),
     ("colors", "colors", count),
     ("colors_rel", "colors/best", ratio),
     ("iterations", "rounds", count),
     ("class_cv", "class CV", ratio),
     ("speedup", "speedup", ratio),
+    ("speedup_ci", "speedup CI", str),
     ("mverts_per_s", "Mvert/s", num),
     ("medges_per_s", "Medge/s", num),
     ("why", "note", str),
 ]
 
 
-def result_sections(summary: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+def _result_legend(part: pd.DataFrame) -> tuple[str, ...]:
+    """The legend lines of a graph's table: the intervals, and the marks it shows."""
+    marks = ((part["near_fastest"].any(), NEAR_LEGEND), ((part["flags"] != "").any(), FLAG_LEGEND))
+    return (CI_LEGEND, *(line for shown, line in marks if shown))
+
+
+def result_sections(summary: pd.DataFrame) -> list[Section]:
     """One section per graph, its groups sorted by median time (no valid time last)."""
+    records = [row for _, row in summary.iterrows()]
     frame = summary.assign(
         runs_ok=summary["ok"].astype(str) + "/" + summary["reps"].astype(str),
-        why=summary.apply(_why, axis=1) if len(summary) else "",
-    )
+        why=[_why(row) for row in records],
+        time_shown=[_marked_time(row) for row in records],
+        time_ci=[interval(lo, hi) for lo, hi in
+                 zip(summary["time_ci_low_ms"], summary["time_ci_high_ms"], strict=True)],
+        speedup_ci=[interval(lo, hi) for lo, hi in
+                    zip(summary["speedup_ci_low"], summary["speedup_ci_high"], strict=True)],
+    )  # fmt: skip
     sections = []
     for graph, part in frame.groupby("graph", sort=False):
         n, m = part["n"].max(), part["m"].max()
         size = "" if pd.isna(n) else f"  (n = {int(n):,}, m = {int(m):,})"
-        ordered = part.sort_values(["time_ms", "label"], na_position="last")
-        sections.append((f"{graph}{size}", _display(ordered, RESULT_COLUMNS)))
+        ordered = part.sort_values(["time_ms", "colors", "label"], na_position="last")
+        display = _display(ordered, RESULT_COLUMNS)
+        sections.append(Section(f"{graph}{size}", display, _result_legend(part)))
     return sections
 
 
-def sections(rep: Report) -> list[tuple[str, pd.DataFrame]]:
-    """Every section of the report, in reading order, each a (title, display frame)."""
+def _fastest_cells(winners: pd.DataFrame) -> list[str]:
+    """The winners' fastest group per graph, with (up to ``NEAR_SHOWN``) the groups not told
+    apart from it: ``a ≈ b ≈ c ≈ 2 more``."""
+    cells = []
+    for label, near in zip(winners["fastest_label"], winners["fastest_near"], strict=True):
+        named = [text(label), *near]
+        more = len(named) - 1 - NEAR_SHOWN
+        shown = named[: NEAR_SHOWN + 1] + ([f"{more} more"] if more > 0 else [])
+        cells.append(f" {NEAR} ".join(shown))
+    return cells
+
+
+def sections(rep: Report) -> list[Section]:
+    """Every section of the report, in reading order."""
     out = result_sections(rep.summary)
     if not rep.means.empty:
-        out.append((
+        out.append(Section(
             f"Speedup over {rep.baseline} across graphs",
             _display(rep.means, [
                 ("label", "configuration", str), ("graphs", "graphs", count),
@@ -142,17 +207,20 @@ def sections(rep: Report) -> list[tuple[str, pd.DataFrame]]:
                 ("colors_rel_geomean", "colors/best geo. mean", ratio),
             ]),
         ))  # fmt: skip
-    out.append((
+    winners = rep.winners.assign(fastest=_fastest_cells(rep.winners))
+    near = any(rep.winners["fastest_near"])
+    out.append(Section(
         "Winners per graph",
-        _display(rep.winners, [
-            ("graph", "graph", str), ("fastest_label", "fastest", text),
+        _display(winners, [
+            ("graph", "graph", str), ("fastest", "fastest", str),
             ("fastest_time_ms", "time ms", num), ("fastest_speedup", "speedup", ratio),
             ("fewest_label", "fewest colors", text),
             ("fewest_colors", "colors", count), ("fewest_time_ms", "its time ms", num),
         ]),
+        (NEAR_LEGEND,) if near else (),
     ))  # fmt: skip
     if not rep.block_sizes.empty:
-        out.append((
+        out.append(Section(
             "Best block size",
             _display(rep.block_sizes, [
                 ("graph", "graph", str), ("config", "configuration", str),
@@ -162,7 +230,7 @@ def sections(rep: Report) -> list[tuple[str, pd.DataFrame]]:
             ]),
         ))  # fmt: skip
     if not rep.levels.empty:
-        out.append((
+        out.append(Section(
             "Levels of a lower-triangular solve: natural vs color order (--metrics levels)",
             _display(rep.levels, [
                 ("graph", "graph", str), ("label", "configuration", str),
@@ -173,7 +241,7 @@ def sections(rep: Report) -> list[tuple[str, pd.DataFrame]]:
                 ("trsv_speedup", "solve speedup", ratio),
             ]),
         ))  # fmt: skip
-    out.append((
+    out.append(Section(
         "Pareto front per graph (not beaten on both time and colors)",
         _display(rep.pareto, [
             ("graph", "graph", str), ("label", "configuration", str),
@@ -224,8 +292,9 @@ def markdown(rep: Report, images: Sequence[str] = ()) -> str:
              + ", ".join(f"`{p}`" for p in rep.sources)
              + (f"\n\nMeasured on {rep.where}; {rep.timing}." if rep.where
                 else f"\n\n{rep.timing}.")]  # fmt: skip
-    parts += [f"## {title}\n\n{markdown_table(frame)}\n\n*{rep.timing}*"
-              for title, frame in sections(rep)]  # fmt: skip
+    parts += [f"## {s.title}\n\n{markdown_table(s.frame)}\n\n"
+              + "  \n".join(f"*{line}*" for line in (rep.timing, *s.legend))
+              for s in sections(rep)]  # fmt: skip
     if rep.notes:
         parts.append("## Notes\n\n" + "\n".join(f"- {note}" for note in rep.notes))
     if images or rep.plot_notes:
@@ -286,7 +355,7 @@ def rich_tables(rep: Report) -> RenderableType:
     from rich.text import Text
 
     items: list[RenderableType] = [
-        _Fitted(title, frame, rep.timing) for title, frame in sections(rep)
+        _Fitted(s.title, s.frame, "\n".join((rep.timing, *s.legend))) for s in sections(rep)
     ]
     if rep.notes:
         items.append(Text("\n".join(f"note: {n}" for n in rep.notes), style="dim"))

@@ -44,14 +44,15 @@ def test_summary_and_levels_table(write_csv, reps):
     assert sorted(ecl.class_cv) == [0.05, 0.9] and set(ecl.min_class) == {2, 24}
     assert rep.levels.graph.tolist() == ["g1"] * 3
     assert (rep.levels.levels_natural == 19).all() and (rep.levels.trsv_speedup == 4.0).all()
-    titles = [title for title, _ in sections(rep)]
-    table = dict(sections(rep))[next(t for t in titles if t.startswith("Levels"))]
+    tables = {s.title: s.frame for s in sections(rep)}
+    titles = list(tables)
+    table = tables[next(t for t in titles if t.startswith("Levels"))]
     assert list(table.columns) == [
         "graph", "configuration", "colors", "levels natural", "levels colored",
         "solve natural ms", "solve colored ms", "solve speedup",
     ]  # fmt: skip
     assert table["solve speedup"].tolist() == ["4.00"] * 3
-    assert "class CV" in dict(sections(rep))[titles[0]].columns
+    assert "class CV" in tables[titles[0]].columns
     assert "## Levels of a lower-triangular solve" in markdown(rep)
     assert set(SUMMARY_COLUMNS) <= set(rep.summary.columns)
 
@@ -59,7 +60,7 @@ def test_summary_and_levels_table(write_csv, reps):
 def test_no_levels_table_without_the_metric(write_csv, reps):
     rep = report([write_csv(rows(reps, levels=False))])
     assert rep.levels.empty
-    assert not any(title.startswith("Levels") for title, _ in sections(rep))
+    assert not any(s.title.startswith("Levels") for s in sections(rep))
 
 
 def test_results_without_the_new_columns_still_report(write_csv, reps, built):
