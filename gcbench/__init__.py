@@ -1,15 +1,42 @@
 """gcbench: benchmark parallel graph-coloring algorithms on GPUs, with every coloring validated.
 
-Public API: :func:`load_graph`, :func:`info`, :func:`color`, :func:`validate` and the
-:mod:`algorithms` registry.
+Public API: :func:`load_graph`, :func:`info`, :func:`color`, :func:`validate`,
+:func:`compare` and the :mod:`algorithms` registry.
 """
 
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from gcbench import algorithms
+from gcbench._version import __version__
 from gcbench.api import ColorResult, GraphStats, color, info, load_graph
 from gcbench.graph import Graph
 from gcbench.validate import Validation, validate
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def compare(
+    base: str | Path,
+    new: str | Path | None = None,
+    *,
+    a: str | None = None,
+    b: str | None = None,
+    threshold: float | str = 0.05,
+) -> pd.DataFrame:
+    """The table of ``gcbench compare`` (docs/compare.md): one row per case, new against
+    base, with its ratio, 95 % interval, verdict and flags. Two files (``base``, ``new``) or
+    one file and two of its configurations (``a`` the base, ``b`` the new); ``threshold`` is
+    a share (0.05) or a percentage ("5%"). The summary (geometric mean and its interval,
+    counts per verdict, cases only one side has, notes) is in the frame's ``attrs``;
+    :func:`gcbench.report.compare.compare` returns it typed."""
+    from gcbench.report.compare import compare as comparison
+
+    return comparison(base, new, a=a, b=b, threshold=threshold).frame()
+
 
 __all__ = [
     "ColorResult",
@@ -19,6 +46,7 @@ __all__ = [
     "__version__",
     "algorithms",
     "color",
+    "compare",
     "info",
     "load_graph",
     "validate",

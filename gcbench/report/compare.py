@@ -1,0 +1,493 @@
+"""``gcbench compare``: how much faster or slower one set of timings is than another, case by
+case, and how sure that is (docs/compare.md).
+
+Two forms: two result files (before and after a change, two GPUs, two versions) matched case
+by case, or one file and two of its configurations (``a`` the base, ``b`` the new) matched per
+graph. A case's ratio is median(new) / median(base) with the interval of
+:func:`gcbench.stats.ratio_ci` and the verdict of :func:`gcbench.stats.verdict`; the summary
+is the geometric mean of the ratios with :func:`gcbench.stats.geomean_ci`'s interval across
+cases. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from gcbench.algorithms.registry import requested_params
+from gcbench.errors import InputError, shown
+from gcbench.grammar import share
+from gcbench.report.aggregate import (
+    _matching,
+    config_label,
+    flag_union,
+    group_label,
+    provenance,
+)
+from gcbench.report.load import COUNT_SETUP, TIMING, read_results
+from gcbench.stats import geomean_ci, ratio_ci, verdict
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+CASE = ["graph", "algorithm", "params", "block_size"]
+COLUMNS = [*CASE, "base_ms", "new_ms", "ratio", "ci_low", "ci_high", "verdict", "flags"]
+NO_TIME = "no valid time"  # the verdict of a case with no ok repetition on a side
+VERDICTS = ("faster", "slower", "same", NO_TIME)
+FORMATS = ("table", "csv")
+DEFAULT_THRESHOLD = 0.05
+DEFAULT_PROBLEM = "d1"  # what a file without a ``problem`` column colored: distance-1
+
+Key = tuple[str, str, str, int]  # graph, algorithm, requested params, block size (0: none)
+
+
+# Sides of a case whose median host round trip (column round_trip_us) differ by more than
+# this share get the flag ROUND_TRIP: the host, not the change, may explain the verdict.
+ROUND_TRIP_SHIFT = 0.10
+ROUND_TRIP = "round_trip"
+
+
+@dataclass(frozen=True)
+class _Sample:
+    """One side of a case: its ok times, the flags of all its rows (";"-joined), and the
+    median host round trip of its ok rows in µs (NaN where not recorded)."""
+
+    times: tuple[float, ...]
+    flags: str
+    label: str = ""
+    round_trip_us: float = math.nan
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.times)) if self.times else math.nan
+
+
+Pair = tuple[Key, _Sample, _Sample]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The per-case ``table`` (:data:`COLUMNS`) and its summary.
+
+    ``geomean``: the geometric mean of the cases' ratios with its 95 % t interval across
+    cases, or None without a ratio. ``counts``: cases per verdict (:data:`VERDICTS`).
+    ``only_base``/``only_new``: the cases (:data:`CASE` columns) that one side has and the
+    other lacks. ``base``/``new`` name the sides (a file, or ``--a NAME``); ``by_config``
+    says which form: one file's two configurations, whose ``algorithm`` holds the two
+    groups' labels (``A vs B``), or two files.
+    """
+
+    table: pd.DataFrame
+    geomean: tuple[float, float, float] | None
+    counts: dict[str, int]
+    only_base: pd.DataFrame
+    only_new: pd.DataFrame
+    base: str
+    new: str
+    threshold: float
+    timing: str
+    by_config: bool
+    notes: tuple[str, ...] = field(default=())
+
+    def summary(self) -> dict[str, object]:
+        """The summary as plain values (what :func:`gcbench.compare` puts in ``attrs``)."""
+        mean, low, high = self.geomean or (None, None, None)
+        return {
+            "base": self.base,
+            "new": self.new,
+            "threshold": self.threshold,
+            "geomean": mean,
+            "geomean_low": low,
+            "geomean_high": high,
+            "counts": dict(self.counts),
+            "only_base": self.case_names(self.only_base),
+            "only_new": self.case_names(self.only_new),
+            "notes": list(self.notes),
+        }
+
+    def frame(self) -> pd.DataFrame:
+        """A copy of the table with :meth:`summary` in its ``attrs``."""
+        table = self.table.copy()
+        table.attrs.update(self.summary())
+        return table
+
+    def summary_lines(self) -> list[str]:
+        """The summary in words: the geometric mean and its interval, the verdicts, the
+        cases only one side has, and the notes."""
+        lines = []
+        ratios = int(self.table["ratio"].notna().sum())
+        if self.geomean is not None:
+            mean, low, high = self.geomean
+            spread = (
+                "one case: no interval across cases"
+                if ratios == 1
+                else f"95 % interval {low:.3f} to {high:.3f} across cases: how consistently "
+                "they changed"
+            )
+            lines.append(f"geometric mean of new/base over {ratios} case(s): {mean:.3f} ({spread})")
+        counted = ", ".join(f"{self.counts[v]} {v}" for v in VERDICTS if self.counts[v])
+        lines.append(
+            f"verdicts: {counted} (a change counts when its interval excludes 1 and it "
+            f"exceeds {self.threshold * 100:g} %)"
+        )
+        for name, cases in ((self.base, self.only_base), (self.new, self.only_new)):
+            if len(cases):
+                listed = ", ".join(self.case_names(cases))
+                lines.append(f"only in {name} ({len(cases)}): {listed}")
+        return lines + [f"note: {n}" for n in self.notes]
+
+    def case_names(self, cases: pd.DataFrame) -> list[str]:
+        """``graph algorithm[params]@block`` per case of ``cases`` (``graph label`` for the
+        groups of one file's configurations), for lines of text."""
+        return [
+            f"{c.graph} {c.algorithm}"
+            if self.by_config
+            else f"{c.graph} {c.algorithm}"
+            + (f"[{c.params}]" if c.params else "")
+            + ("" if pd.isna(c.block_size) else f"@{c.block_size}")
+            for c in cases.itertuples(index=False)
+        ]
+
+    def render(self, format: str = "table") -> RenderableType | str:
+        """The table as rich text with the summary lines (``table``), or CSV text of exactly
+        :data:`COLUMNS` (``csv``)."""
+        if format == "csv":
+            return self.table.to_csv(index=False, columns=COLUMNS)
+        if format != "table":
+            raise InputError(f"unknown compare format {format!r}; use one of {'|'.join(FORMATS)}")
+        from rich.console import Group
+        from rich.text import Text
+
+        return Group(_rich_table(self), Text("\n".join(self.summary_lines())))
+
+
+def compare(
+    base: str | Path,
+    new: str | Path | None = None,
+    *,
+    a: str | None = None,
+    b: str | None = None,
+    threshold: float | str = DEFAULT_THRESHOLD,
+) -> Comparison:
+    """Compare ``new`` against ``base`` (two result files, cases matched by graph, algorithm,
+    requested params and block size), or, with ``a`` and ``b``, configuration ``b`` against
+    ``a`` in the one file ``base`` (matched per graph; docs/compare.md). ``threshold`` is the
+    smallest change that counts as one: a share (0.05) or a percentage ("5%"), as
+    ``--threshold`` takes it."""
+    threshold = share(threshold, "--threshold")
+    if new is not None:
+        if a is not None or b is not None:
+            raise InputError(
+                "compare takes two files, or one file with --a and --b, not both: drop the "
+                "second file or --a/--b"
+            )
+        return _two_files(Path(base), Path(new), threshold)
+    if a is None and b is None:
+        raise InputError(
+            f"compare needs a second file (BASE NEW), or --a CONFIG --b CONFIG to compare two "
+            f"configurations of {base}"
+        )
+    if a is None or b is None:
+        given, missing = ("a", "b") if b is None else ("b", "a")
+        raise InputError(f"--{given} needs --{missing}: name both configurations to compare")
+    return _two_configs(Path(base), a, b, threshold)
+
+
+# ------------------------------------------------------------------------------- reading
+
+
+def _read_side(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
+    """The rows of one file, the problem they solved, and notes (one of them when its
+    schema predates the flags, so that an empty flag means unknown there, not clean)."""
+    rows, notes = read_results([path])
+    problem = _problem(rows, path)
+    with open(path, newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle), [])
+    if "flags" not in header:
+        notes.append(
+            f"{path} predates result schema v3: its rows record no conditions, so its "
+            "flags are unknown rather than clean"
+        )
+    return rows, problem, notes
+
+
+def _problem(rows: pd.DataFrame, path: Path) -> str:
+    """The coloring problem the file's rows solved (``d1`` where no column says)."""
+    if "problem" not in rows.columns:
+        return DEFAULT_PROBLEM
+    found = sorted(set(rows["problem"].replace("", DEFAULT_PROBLEM)))
+    if len(found) > 1:
+        raise InputError(
+            f"{path} holds rows of several problems ({', '.join(found)}): compare one problem "
+            "at a time"
+        )
+    return found[0]
+
+
+def _cases(rows: pd.DataFrame, labels: pd.Series | None = None) -> dict[Key, _Sample]:
+    """One sample per case, in the order the rows first meet it; ``labels`` (per row) name
+    each case's group."""
+    keyed = rows.assign(
+        params=rows["params"].map(requested_params),
+        block_size=rows["block_size"].fillna(0).astype(int),
+        label="" if labels is None else labels,
+    )
+    out: dict[Key, _Sample] = {}
+    for key, group in keyed.groupby(CASE, sort=False):
+        ok = group[group["status"] == "ok"]
+        trip = ok["round_trip_us"].median() if ok["round_trip_us"].notna().any() else math.nan
+        out[key] = _Sample(tuple(ok["time_ms"].dropna()), flag_union(group["flags"]),
+                           str(group["label"].iloc[0]), float(trip))  # fmt: skip
+    return out
+
+
+def _where(rows: pd.DataFrame) -> str:
+    return provenance(rows) or "no device recorded"
+
+
+# ------------------------------------------------------------------------------- matching
+
+
+def _two_files(base: Path, new: Path, threshold: float) -> Comparison:
+    base_rows, base_problem, notes = _read_side(base)
+    new_rows, new_problem, new_notes = _read_side(new)
+    notes += new_notes
+    if base_problem != new_problem:
+        raise InputError(
+            f"{base} holds problem {base_problem} but {new} problem {new_problem}: their times "
+            "are of different colorings; compare files of one problem"
+        )
+    timing = _one_timing(base_rows, base, new_rows, new)
+    notes += [f"base {base} measured on {_where(base_rows)}",
+              f"new {new} measured on {_where(new_rows)}"]  # fmt: skip
+    before, after = _cases(base_rows), _cases(new_rows)
+    pairs = [(key, before[key], after[key]) for key in before if key in after]
+    if not pairs:
+        raise InputError(
+            f"{base} and {new} have no case in common (graph, algorithm, params, block size);"
+            " compare two runs of the same suite"
+        )
+    only_base = [key for key in before if key not in after]
+    only_new = [key for key in after if key not in before]
+    sides = str(base), str(new)
+    return _result(pairs, only_base, only_new, sides, threshold, timing, notes, by_config=False)
+
+
+def _one_timing(base_rows: pd.DataFrame, base: Path, new_rows: pd.DataFrame, new: Path) -> str:
+    """The timing convention both files follow; refused when they differ."""
+    conventions = [TIMING[bool(rows[COUNT_SETUP].any())] for rows in (base_rows, new_rows)]
+    if conventions[0] != conventions[1]:
+        raise InputError(
+            f"{base} and {new} time differently ({base}: {conventions[0]}; {new}: "
+            f"{conventions[1]}): compare runs made with the same --count-setup"
+        )
+    return conventions[0]
+
+
+def _two_configs(path: Path, a: str, b: str, threshold: float) -> Comparison:
+    rows, _, notes = _read_side(path)
+    named = rows.assign(requested=rows["params"].map(requested_params))
+    named["config"] = config_label(named["algorithm"], named["requested"])
+    named["label"] = group_label(named["config"], named["block_size"])
+    masks = {}
+    for option, name in (("--a", a), ("--b", b)):
+        masks[option] = _matching(named, name)
+        if not masks[option].any():
+            known = ", ".join(sorted(named["algorithm"].unique()))
+            raise InputError(
+                f"{option} {shown(name)} names nothing in {path} (algorithms: {known}); name "
+                "an algorithm, a configuration or a group label as gcbench report shows them"
+            )
+    shared = named[masks["--a"] & masks["--b"]]
+    if len(shared):
+        raise InputError(
+            f"--a {shown(a)} and --b {shown(b)} both name {shared['label'].iloc[0]}: name two "
+            "configurations that do not overlap"
+        )
+    side_a = _cases(rows[masks["--a"]], named["label"][masks["--a"]])
+    side_b = _cases(rows[masks["--b"]], named["label"][masks["--b"]])
+    pairs, only_a, only_b, chosen = _per_graph(side_a, side_b)
+    if not pairs:
+        raise InputError(
+            f"--a {shown(a)} and --b {shown(b)} share no graph in {path}: nothing to compare"
+        )
+    if chosen:
+        notes.append(
+            f"in {chosen} case(s) a side had several groups to choose from and its fastest "
+            "(lowest median) was compared; chosen on the same times, this slightly favours "
+            "that side: name group labels (ALGO[...]@BLOCK) to fix the groups"
+        )
+    timing = TIMING[bool(rows[COUNT_SETUP].any())]
+    sides = f"--a {a}", f"--b {b}"
+    return _result(pairs, only_a, only_b, sides, threshold, timing, notes, by_config=True)
+
+
+def _per_graph(
+    side_a: dict[Key, _Sample], side_b: dict[Key, _Sample]
+) -> tuple[list[Pair], list[Key], list[Key], int]:
+    """Pair the two configurations' groups per graph: per block size where they share block
+    sizes (each side's fastest group at each), else once per graph, each side at its fastest
+    group there. Also: the groups left unpaired, and in how many cases a side's fastest of
+    several groups was chosen."""
+    pairs: list[Pair] = []
+    only_a: list[Key] = []
+    only_b: list[Key] = []
+    chosen = 0
+    for graph in dict.fromkeys(key[0] for key in (*side_a, *side_b)):
+        ga = {k: s for k, s in side_a.items() if k[0] == graph}
+        gb = {k: s for k, s in side_b.items() if k[0] == graph}
+        if not ga or not gb:
+            only_a += list(ga)
+            only_b += list(gb)
+            continue
+        common = sorted({k[3] for k in ga} & {k[3] for k in gb} - {0})
+        blocks = common or [None]
+        for block in blocks:
+            in_a = {k: s for k, s in ga.items() if block is None or k[3] == block}
+            in_b = {k: s for k, s in gb.items() if block is None or k[3] == block}
+            chosen += len(in_a) > 1 or len(in_b) > 1
+            ka, kb = _fastest(in_a), _fastest(in_b)
+            pairs.append((_pair_key(graph, ka, kb, ga[ka], gb[kb], block), ga[ka], gb[kb]))
+        only_a += [k for k in ga if common and k[3] not in common]
+        only_b += [k for k in gb if common and k[3] not in common]
+    return pairs, _labelled(only_a, side_a), _labelled(only_b, side_b), chosen
+
+
+def _fastest(samples: dict[Key, _Sample]) -> Key:
+    """The group of lowest median time (one without a valid time last; ties by label)."""
+
+    def rank(key: Key) -> tuple[float, str]:
+        median = samples[key].median
+        return (math.inf if math.isnan(median) else median, samples[key].label)
+
+    return min(samples, key=rank)
+
+
+def _pair_key(graph: str, ka: Key, kb: Key, sa: _Sample, sb: _Sample, block: int | None) -> Key:
+    """A one-file case: both groups' labels as its algorithm, their params (one text when
+    equal), the shared block size (0 when each side is at its own)."""
+    params = ka[2] if ka[2] == kb[2] else f"{ka[2]} vs {kb[2]}"
+    return (graph, f"{sa.label} vs {sb.label}", params, block or 0)
+
+
+def _labelled(keys: list[Key], side: dict[Key, _Sample]) -> list[Key]:
+    """Unpaired one-file groups named by their label rather than their algorithm."""
+    return [(k[0], side[k].label, k[2], k[3]) for k in keys]
+
+
+# -------------------------------------------------------------------------------- results
+
+
+def _result(
+    pairs: list[Pair], only_base: list[Key], only_new: list[Key], sides: tuple[str, str],
+    threshold: float, timing: str, notes: list[str], *, by_config: bool,
+) -> Comparison:  # fmt: skip
+    table = _frame([_compared(key, b, n, threshold) for key, b, n in pairs], COLUMNS)
+    counts = {v: int((table["verdict"] == v).sum()) for v in VERDICTS}
+    few = int((table["ratio"].notna() & table["ci_low"].isna()).sum())
+    if few:
+        notes.append(
+            f"{few} case(s) have too few valid repetitions for an interval (docs/compare.md): "
+            "their verdict is same"
+        )
+    shifted = int(table["flags"].str.contains(ROUND_TRIP).sum())
+    if shifted:
+        notes.append(
+            f"{shifted} case(s) ran with the host's round trip to the GPU more than "
+            f"{ROUND_TRIP_SHIFT:.0%} apart between the sides (flag {ROUND_TRIP}): algorithms "
+            "that read a result back every round move with it (docs/statistics.md)"
+        )
+    flagged = int((table["flags"] != "").sum())
+    if flagged:
+        notes.append(
+            f"{flagged} case(s) carry flags (their rows ran throttled, contended, drifting or "
+            "noisy; docs/statistics.md): read their verdicts with care"
+        )
+    return Comparison(
+        table=table,
+        geomean=geomean_ci(table["ratio"].dropna().tolist()),
+        counts=counts,
+        only_base=_frame(only_base, CASE),
+        only_new=_frame(only_new, CASE),
+        base=sides[0],
+        new=sides[1],
+        threshold=threshold,
+        timing=timing,
+        by_config=by_config,
+        notes=tuple(notes),
+    )
+
+
+def _compared(key: Key, base: _Sample, new: _Sample, threshold: float) -> tuple:
+    """One row of the table: medians, ratio and interval, verdict, and both sides' flags
+    (with ROUND_TRIP where their host round trips differ)."""
+    trips = new.round_trip_us / base.round_trip_us
+    shifted = ROUND_TRIP if abs(trips - 1) > ROUND_TRIP_SHIFT else ""  # NaN: not recorded
+    flags = flag_union([base.flags, new.flags, shifted])
+    if not base.times or not new.times:
+        return (*key, base.median, new.median, math.nan, math.nan, math.nan, NO_TIME, flags)
+    interval = ratio_ci(base.times, new.times)
+    point = new.median / base.median if base.median > 0 else math.nan
+    low, high = (math.nan, math.nan) if interval is None else (interval.low, interval.high)
+    return (*key, base.median, new.median, point, low, high, verdict(interval, threshold), flags)
+
+
+def _frame(records: list[tuple], columns: list[str]) -> pd.DataFrame:
+    """``records`` as a frame of ``columns``, block size 0 shown as missing (no block)."""
+    frame = pd.DataFrame.from_records(records, columns=columns)
+    frame["block_size"] = frame["block_size"].astype("Int64").replace(0, pd.NA)
+    return frame
+
+
+# ------------------------------------------------------------------------------- the table
+
+VERDICT_STYLE = {"faster": "green", "slower": "red", NO_TIME: "yellow"}
+TEXT_HEADERS = ("graph", "configuration", "verdict", "flags")
+
+
+def _rich_table(comparison: Comparison) -> RenderableType:
+    """The per-case table as rich text (cells plain, so ``[k=v]`` is never markup); the
+    verdict coloured, flags shown as recorded."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from gcbench.report.tables import MISSING, block, num, ratio
+
+    t = comparison.table
+    names = t["algorithm"] if comparison.by_config else config_label(t["algorithm"], t["params"])
+    interval = [
+        MISSING if pd.isna(low) else f"{ratio(low)}–{ratio(high)}"
+        for low, high in zip(t["ci_low"], t["ci_high"], strict=True)
+    ]
+    shown_columns = {
+        "graph": list(t["graph"]),
+        "configuration": list(names),
+        "block": [block(v) for v in t["block_size"]],
+        "base ms": [num(v) for v in t["base_ms"]],
+        "new ms": [num(v) for v in t["new_ms"]],
+        "new/base": [ratio(v) for v in t["ratio"]],
+        "95 % interval": interval,
+        "verdict": list(t["verdict"]),
+        "flags": list(t["flags"]),
+    }
+    table = Table(
+        title=Text(f"new {comparison.new} against base {comparison.base}", style="bold"),
+        title_justify="left",
+        header_style="bold",
+        caption=Text(comparison.timing, style="dim"),
+        caption_justify="left",
+    )
+    for header in shown_columns:
+        justify = "left" if header in TEXT_HEADERS else "right"
+        table.add_column(Text(header), justify=justify, overflow="fold")
+    for cells in zip(*shown_columns.values(), strict=True):
+        texts = [Text(str(c)) for c in cells]
+        texts[-2].stylize(VERDICT_STYLE.get(str(cells[-2]), ""))
+        table.add_row(*texts)
+    return table
