@@ -30,7 +30,8 @@ EXIT_CODES = """\b
 Exit status (the same for every command):
   0    all done, every result ok
   1    done, but some results failed: a run's rows that are not ok (invalid,
-       error, timeout, oom, unsupported), an invalid coloring, graphs not fetched
+       error, timeout, oom, unsupported), an invalid coloring, graphs not fetched,
+       cases compare --fail-on names
   2    bad input or usage, or a file that cannot be read or written: one
        error line, nothing (more) written
   3    a bug in gcbench: one error line; --debug shows the traceback
