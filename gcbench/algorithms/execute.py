@@ -58,7 +58,9 @@ class Prepared:
 class Repetition:
     """One timed, validated run. ``setup_ms`` is the setup this repetition's time rests on
     (measured once per case, or inside this repetition with ``count_setup``);
-    ``copy_ms`` is the copy of the colors back to the host."""
+    ``copy_ms`` is the copy of the colors back to the host; ``conditions`` what it ran under
+    (a Meter's columns); ``elapsed_s`` the seconds from the start of its visit's first
+    recorded repetition (after the warm-up) to its end."""
 
     coloring: Coloring
     colors: np.ndarray
@@ -67,6 +69,7 @@ class Repetition:
     setup_ms: float
     copy_ms: float
     conditions: Mapping[str, Any] = field(default_factory=dict)
+    elapsed_s: float = 0.0
 
 
 class Meter(Interface):
@@ -381,7 +384,7 @@ def repetitions(
     while visit.more(times, time.perf_counter() - start):
         run = next(stream)
         times.append(run.time_ms)
-        yield run
+        yield replace(run, elapsed_s=time.perf_counter() - start)
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,9 @@ def graph_task(job: TaskJob) -> None:
     if reps is None:
         return
     todo = tuple(
-        (case, tuple(left)) for (case, _), left in zip(job.work.todo, reps, strict=True) if left
+        (case, None if left is None else tuple(left))
+        for (case, _), left in zip(job.work.todo, reps, strict=True)
+        if left is None or left
     )
     visible = visible_list()
     pin = visible[0] if job.gpu and visible else None
@@ -193,12 +195,18 @@ class _Graph:
     written: set[tuple[int, int]] = field(default_factory=set)  # (case index, rep)
     settled: bool = False
 
-    def left(self) -> list[list[int]]:
-        """Per case, the repetitions not yet written."""
-        return [
-            [rep for rep in reps if (i, rep) not in self.written]
-            for i, (_, reps) in enumerate(self.job.work.todo)
-        ]
+    def left(self) -> list[list[int] | None]:
+        """Per case, the repetitions not yet written; for a case whose count the protocol
+        decides (``--reps auto``), None while it has no row (it runs whole), else [] (its
+        rows arrive together when it finishes)."""
+        out: list[list[int] | None] = []
+        for i, (_, reps) in enumerate(self.job.work.todo):
+            if reps is None:
+                started = any(case == i for case, _ in self.written)
+                out.append([] if started else None)
+            else:
+                out.append([rep for rep in reps if (i, rep) not in self.written])
+        return out
 
 
 def run_cluster(
@@ -297,11 +305,17 @@ class _Client:
 
         graph.workers.append(worker)
         left = graph.left()
-        go = not graph.settled and any(left) and len(graph.workers) <= ATTEMPTS
+        missing = [reps for reps in left if reps is None or reps]
+        go = not graph.settled and bool(missing) and len(graph.workers) <= ATTEMPTS
         if len(graph.workers) == ATTEMPTS and go:
+            what = (
+                f"{len(missing)} unfinished cases"
+                if any(reps is None for reps in missing)
+                else f"{sum(map(len, missing))} missing repetitions"
+            )
             self.sink.note(
                 f"{graph.job.work.graph}: Dask worker {graph.workers[0]} was lost; "
-                f"retrying its {sum(map(len, left))} missing repetitions on {worker}"
+                f"retrying its {what} on {worker}"
             )
         Variable(f"{self.name}-{token}", client=self.client).set(left if go else None)
         if not graph.settled and not go:
@@ -319,10 +333,10 @@ class _Client:
         """Record every missing repetition of ``graph`` as an error naming ``message``."""
         graph.settled = True
         for (case, _), reps in zip(graph.job.work.todo, graph.left(), strict=True):
-            for rep in reps:
+            for rep in (0,) if reps is None else reps:  # an unfinished auto case: one row
                 fields = {"rep": rep, "status": "error", "error": message}
                 self.sink.record(case, graph.info, fields)
-            if reps:
+            if reps is None or reps:
                 self.sink.advance(1, graph.job.work.weight)
 
 

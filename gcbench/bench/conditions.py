@@ -6,11 +6,18 @@ worker got and how long its threads waited for a CPU, and the flags these earn.
   over its wall time × the threads the algorithm runs on; CPU rows only.
 - ``cpu_wait``: the time this process's threads were runnable but waiting for a CPU, from the
   scheduler's accounting (``/proc/self/task/<tid>/schedstat``), over the wall time since the
-  previous repetition ended. The scheduler adds a wait when the thread gets its CPU, so one
-  repetition's share is coarse, but the windows follow one another: their sum over a case is
-  exact, and a case is ``contended`` when it exceeds :data:`CONTENDED_WAIT` of the case's
-  time. Where schedstat does not exist, ``cpu_util`` under :data:`CONTENDED_UTIL` stands in.
+  previous repetition ended × the algorithm's threads. The scheduler adds a wait when the
+  thread gets its CPU, so one repetition's share is coarse, but the windows follow one
+  another: their sum over a visit of the case is exact, and the case is ``contended`` when a
+  visit's exceeds :data:`CONTENDED_WAIT` of its time × threads. Where schedstat does not
+  exist, ``cpu_util`` under :data:`CONTENDED_UTIL` stands in.
 - ``load_avg``: the 1-minute load average over the usable cores (slow to move: context only).
+- the machine: /proc/stat's busy time of the usable cores, less this worker's and its parent's
+  CPU time, is what other processes (and the hypervisor's other guests: steal) took; a case
+  whose visits saw them keep more than :data:`CONTENDED_OTHERS` of the cores it left free busy
+  is ``contended`` too. A short repetition that the scheduler lets run whole is not slowed by
+  a busy machine, but a parallel one waiting at a barrier for a preempted thread is, by
+  orders of magnitude.
 - ``sm_clock_mhz`` and ``throttle`` from NVML (:mod:`gcbench.algorithms.gpu.clocks`), and
   another process computing on the GPU, also ``contended``.
 - ``round_trip_us``: after each GPU repetition, the host's round trip to the device (a
@@ -31,7 +38,11 @@ from gcbench.bench.results import FLAGS
 
 CONTENDED_WAIT = 0.05  # the case's threads waited for a CPU more than this share of its time
 CONTENDED_UTIL = 0.8  # without schedstat: CPU rows that got less than this of their threads
+CONTENDED_OTHERS = 0.5  # other processes kept this share of the cores the case left busy
+MACHINE_WINDOW_S = 0.1  # judged once a case has run this long (/proc/stat counts in ticks)
 _TASKS = Path("/proc/self/task")
+_STAT = Path("/proc/stat")
+_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
 
 
 def waited_ns() -> int | None:
@@ -79,12 +90,45 @@ def _running(tid: str) -> bool:
     return stat[stat.rindex(")") + 2] == "R"
 
 
-def usable_cores() -> int:
+def busy_s(cores: set[int]) -> float | None:
+    """Seconds the CPUs ``cores`` have spent busy so far, whoever ran (/proc/stat: user, nice,
+    system, irq, softirq and steal: the hypervisor's other guests count too); None without
+    /proc/stat."""
+    try:
+        lines = _STAT.read_text().splitlines()
+    except OSError:
+        return None
+    ticks, found = 0, False
+    for line in lines:
+        name, _, rest = line.partition(" ")
+        if name[:3] == "cpu" and name[3:].isdigit() and int(name[3:]) in cores:
+            user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, rest.split()[:8])
+            ticks += user + nice + system + irq + softirq + steal
+            found = True
+    return ticks * _TICK_S if found else None
+
+
+def process_s(pid: int) -> float:
+    """Seconds of CPU process ``pid`` has used (0 where it cannot be read)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) * _TICK_S
+
+
+def usable_core_set() -> set[int]:
     """The cores this process may run on."""
     try:
-        return len(os.sched_getaffinity(0))
+        return set(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        return set(range(os.cpu_count() or 1))
+
+
+def usable_cores() -> int:
+    """How many cores this process may run on."""
+    return len(usable_core_set())
 
 
 def flag_text(flags: Iterable[str]) -> str:
@@ -96,33 +140,38 @@ def flag_text(flags: Iterable[str]) -> str:
 class Conditions:
     """The meter of one case's repetitions (:class:`gcbench.algorithms.execute.Meter`):
     ``gpu`` is the NVML view of the case's GPU (None for a CPU case, or without NVML),
-    ``threads`` the OS threads a CPU algorithm runs on, ``round_trip`` the GPU's
-    :class:`~gcbench.algorithms.gpu.runtime.RoundTrip` (None for a CPU case)."""
+    ``round_trip`` the GPU's :class:`~gcbench.algorithms.gpu.runtime.RoundTrip` (None for a
+    CPU case). One per backend in a worker, for all the visits of its cases."""
 
-    def __init__(
-        self, backend: str, gpu: Any = None, threads: int = 1, round_trip: Any = None
-    ) -> None:
+    def __init__(self, backend: str, gpu: Any = None, round_trip: Any = None) -> None:
         self.backend = backend
         self.gpu = gpu
         self.round_trip = round_trip
-        self.threads = threads
+        self.threads = 1
         self.target_mhz: int | None = gpu.target_mhz if gpu is not None else None
-        self.cores = usable_cores()
+        self.core_set = usable_core_set()
+        self.cores = len(self.core_set)
         self._wall = self._cpu = 0.0
         self._window = time.perf_counter()
         self._waited = waited_ns()
-        self.case_wall = 0.0
-        self.case_waited: float | None = None
+        self.visit_wall = 0.0
+        self.visit_waited: float | None = None
         self.low_util = False
-        self._others: int | None = None
+        self._gpu_others: int | None = None
+        self._case: Any = None
+        self._machine: tuple[float | None, float, float, float] = (None, 0.0, 0.0, 0.0)
+        self._others: dict[Any, tuple[float, float]] = {}  # case -> (others' CPU s, cores s)
 
-    def begin_case(self, threads: int = 1) -> None:
-        """Start the accounting of a new case whose algorithm runs on ``threads``."""
-        self.threads = threads
+    def begin_case(self, case: Any = None, threads: int = 1) -> None:
+        """Start the accounting of a visit of ``case`` (a key: a case's visits add up), whose
+        algorithm runs on ``threads``."""
+        self.threads, self._case = threads, case
         self._window = time.perf_counter()
         self._waited = waited_ns()
-        self.case_wall, self.case_waited, self.low_util = 0.0, None, False
-        self._others = self.gpu.others() if self.gpu is not None else None
+        self.visit_wall, self.visit_waited, self.low_util = 0.0, None, False
+        self._gpu_others = self.gpu.others() if self.gpu is not None else None
+        self._machine = (busy_s(self.core_set), time.process_time(), process_s(os.getppid()),
+                         time.perf_counter())  # fmt: skip
 
     def start(self) -> None:
         self._cpu = time.process_time()
@@ -135,11 +184,11 @@ class Conditions:
         columns: dict[str, Any] = {"load_avg": os.getloadavg()[0] / self.cores}
         window, self._window = now - self._window, now
         if waited is not None and self._waited is not None and window > 0:
-            share = (waited - self._waited) / 1e9
-            columns["cpu_wait"] = share / window
-            self.case_waited = (self.case_waited or 0.0) + share
+            share = max(0, waited - self._waited) / 1e9  # a thread that ended takes its sum
+            columns["cpu_wait"] = share / (window * self.threads)
+            self.visit_waited = (self.visit_waited or 0.0) + share
         self._waited = waited
-        self.case_wall += window
+        self.visit_wall += window
         if self.backend == "cpu" and wall > 0:
             columns["cpu_util"] = cpu / (wall * self.threads)
             self.low_util |= columns["cpu_util"] < CONTENDED_UTIL
@@ -151,15 +200,34 @@ class Conditions:
         columns["flags"] = "throttled" if columns.get("throttle") else ""
         return columns
 
+    def _machine_busy(self) -> bool:
+        """Whether, over the case's visits so far, other processes (not this worker, not the
+        gcbench process that started it) kept more than :data:`CONTENDED_OTHERS` of the cores
+        this case left free busy; judged once the case has run :data:`MACHINE_WINDOW_S`."""
+        busy0, own0, parent0, wall0 = self._machine
+        busy = busy_s(self.core_set)
+        if busy0 is None or busy is None:
+            return False
+        own = time.process_time() - own0
+        others = max(0.0, busy - busy0 - own - (process_s(os.getppid()) - parent0))
+        wall = time.perf_counter() - wall0
+        before = self._others.get(self._case, (0.0, 0.0))
+        total, span = before[0] + others, before[1] + wall
+        self._others[self._case] = (total, span)
+        free = max(self.cores - self.threads, 1)
+        return span >= MACHINE_WINDOW_S and total > CONTENDED_OTHERS * free * span
+
     def contended(self) -> bool:
-        """Whether the case so far waited for CPUs (or, without schedstat, a CPU row got too
-        little CPU), or another process computes on its GPU."""
-        if self.case_waited is not None:
-            cpu = self.case_waited > CONTENDED_WAIT * self.case_wall
+        """Whether, in this visit, the case's threads waited for CPUs (or, without schedstat,
+        a CPU row got too little CPU), other processes kept the free cores busy (over the
+        case's visits so far), or another process computes on its GPU."""
+        if self.visit_waited is not None:
+            waited = self.visit_waited > CONTENDED_WAIT * self.visit_wall * self.threads
         else:
-            cpu = self.low_util
-        others = self.gpu.others() if self.gpu is not None else None
-        return cpu or bool(others) or bool(self._others)
+            waited = self.low_util
+        gpu = self.gpu.others() if self.gpu is not None else None
+        machine = self._machine_busy()
+        return waited or machine or bool(gpu) or bool(self._gpu_others)
 
     def clock_mhz(self) -> int | None:
         return self.gpu.sm_mhz() if self.gpu is not None else None

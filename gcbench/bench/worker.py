@@ -17,7 +17,6 @@ import itertools
 import os
 import signal
 import sys
-import time
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from typing import Any
@@ -260,7 +259,7 @@ class _Worker:
 
                 gpu = clocks.open_gpu(runtime.device_facts().pci_bus_id)
                 trip = runtime.RoundTrip()
-            self.conditions[backend] = Conditions(backend, gpu, round_trip=trip)
+            self.conditions[backend] = Conditions(backend, gpu, trip)
         return self.conditions[backend]
 
     def run_case(self, job: CaseJob) -> VisitOutcome:
@@ -289,7 +288,8 @@ class _Worker:
             view, setup_ms = (prepared, None) if job.count_setup else self._set_up(spec, prepared)
             meter = self._conditions(spec.backend)
             quiesce()  # nothing else of this process runs while the case is timed
-            meter.begin_case(os_threads(job.params) if spec.backend == "cpu" else 1)
+            key = (spec.name, canonical_params(job.params), job.block_size)
+            meter.begin_case(key, os_threads(job.params) if spec.backend == "cpu" else 1)
             sampling = job.sampling
             if job.reps is not None:
                 sampling = replace(sampling, reps=len(job.reps))
@@ -301,7 +301,7 @@ class _Worker:
             )  # fmt: skip
             numbers = itertools.count(len(job.history)) if job.reps is None else iter(job.reps)
             times: list[float] = []
-            start = time.perf_counter()
+            elapsed = 0.0
             for rep, run in zip(numbers, runs, strict=False):
                 v = run.validation
                 transfer_ms = prepared.transfer_ms + run.copy_ms
@@ -336,8 +336,9 @@ class _Worker:
                     trace = list(trace_rows({"rep": rep}, series))
                 self.conn.send(("row", fields, trace))
                 times.append(run.time_ms)
+                elapsed = run.elapsed_s
                 done += 1
-            spent = job.spent_s + time.perf_counter() - start
+            spent = job.spent_s + elapsed  # the repetitions' time, not the warm-up's
             pooled = (*job.history, *times)
             finished = sampling.finished(pooled, spent, job.visit + 1)
             flags = sampling.flags(pooled) if finished else ()

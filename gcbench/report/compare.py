@@ -407,7 +407,8 @@ def _result(
     if flagged:
         notes.append(
             f"{flagged} case(s) carry flags (their rows ran throttled, contended, drifting or "
-            "noisy; docs/statistics.md): read their verdicts with care"
+            "noisy, or the sides' host round trips differ; docs/statistics.md): read their "
+            "verdicts with care"
         )
     return Comparison(
         table=table,

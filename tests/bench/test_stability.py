@@ -61,8 +61,10 @@ def test_a_busy_machine_makes_cases_contended_and_the_run_says_so(bench_env, tmp
         subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(usable_cores())
     ]
     try:
-        done = cli("run", "--graph", GRAPH, "--algo", "test-draw", "--param", "median_ms=20",
-                   "--reps", "10", "--warmup", "1", "--device", "cpu", "--quiet",
+        # greedy computes all the time it runs (a sleeping plugin would hardly wait: the
+        # scheduler favours a thread that wakes)
+        done = cli("run", "--graph", "gen:rgg?scale=13", "--algo", "greedy", "--reps", "10",
+                   "--warmup", "1", "--device", "cpu", "--quiet",
                    "--out", str(tmp_path / "busy.csv"), env=bench_env)  # fmt: skip
     finally:
         for spinner in spinners:
@@ -86,3 +88,12 @@ def test_rows_carry_their_conditions(bench_env, tmp_path):
     assert (frame.load_avg != "").all() and (frame.cpu_util != "").all()
     assert pd.to_numeric(frame.cpu_util).between(0.5, 1.5).all()
     assert (frame.sm_clock_mhz == "").all() and (frame.throttle == "").all()  # CPU rows
+
+
+def test_the_case_time_counts_repetitions_not_warm_ups(bench_env, tmp_path):
+    """A noisy case stops on --case-time: its recorded repetitions fill it, however long its
+    warm-ups (here 10 fixed ones a visit, as long as the case time together) took."""
+    frame = run_frame(tmp_path, "warm", "test-draw", ["median_ms=10", "noise=0.3"],
+                      reps="auto", warmup=10, case_time=0.3)  # fmt: skip
+    assert frame["flags"].str.contains("noisy").all()
+    assert 0.25 <= frame.time_ms.sum() / 1e3 <= 0.5

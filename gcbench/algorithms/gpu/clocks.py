@@ -40,19 +40,15 @@ class GpuState:
         self.target_mhz = self._target()
 
     def _target(self) -> int | None:
-        """The SM clock a steady, loaded GPU runs at: its applications clock, else its
-        maximum."""
-        for read in (
-            self._nvml.nvmlDeviceGetApplicationsClock,
-            self._nvml.nvmlDeviceGetMaxClockInfo,
-        ):
-            try:
-                mhz = int(read(self._handle, self._nvml.NVML_CLOCK_SM))
-            except self._nvml.NVMLError:
-                continue
-            if mhz > 0:
-                return mhz
-        return None
+        """The SM clock a steady, loaded GPU runs at: its applications clock; None where NVML
+        does not say (the maximum is no stand-in: a card may never reach it, and the warm-up
+        would then wait out its bound on every visit)."""
+        nvml = self._nvml
+        try:
+            mhz = int(nvml.nvmlDeviceGetApplicationsClock(self._handle, nvml.NVML_CLOCK_SM))
+        except nvml.NVMLError:
+            return None
+        return mhz if mhz > 0 else None
 
     def sm_mhz(self) -> int | None:
         """The SM clock now."""
