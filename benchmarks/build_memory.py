@@ -10,7 +10,7 @@ what the call itself needed beyond its input.
   with ``gcbench.graph.from_edges`` and with the scipy route the issue compares against (COO →
   CSR on boolean data, then A + Aᵀ). ``--gcbench PATH`` measures another checkout's
   ``from_edges`` as well (e.g. the code before a change), put first on ``sys.path``.
-- ``validate``: ``gcbench.validate.validate`` on kron 21/48 (1.8·10⁸ stored entries) with a
+- ``validate``: ``gcbench.validation.validate`` on kron 21/48 (1.8·10⁸ stored entries) with a
   random coloring (and another checkout's, with ``--gcbench``).
 - ``estimates``: for each generator family and the readers, the estimate gcbench checks
   against the budget next to the measured peak of the same work, uncached into a temporary
@@ -114,7 +114,7 @@ def child_validate(spec: str) -> dict:
     import numpy as np
 
     from gcbench.graph import from_edges
-    from gcbench.validate import validate
+    from gcbench.validation import validate
 
     edges = _kron_edges(spec)
     graph = from_edges(edges.n, edges.rows, edges.cols)

@@ -1,22 +1,41 @@
 """gcbench: benchmark parallel graph-coloring algorithms on GPUs, with every coloring validated.
 
 Public API: :func:`load_graph`, :func:`info`, :func:`color`, :func:`validate`,
-:func:`compare` and the :mod:`algorithms` registry.
+:func:`compare` and the :mod:`algorithms` registry. They are imported when first used, so
+``import gcbench`` (and the command line's start, before it can take an interrupt quietly:
+docs/cli.md) loads none of numba, numpy or the algorithms.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from gcbench import algorithms
 from gcbench._version import __version__
-from gcbench.api import ColorResult, GraphStats, color, info, load_graph
-from gcbench.graph import Graph
-from gcbench.validate import Validation, validate
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from gcbench import algorithms
+    from gcbench.api import ColorResult, GraphStats, color, info, load_graph
+    from gcbench.graph import Graph
+    from gcbench.validation import Validation, validate
+
+_LAZY = {
+    "algorithms": "gcbench.algorithms", "ColorResult": "gcbench.api",
+    "GraphStats": "gcbench.api", "color": "gcbench.api", "info": "gcbench.api",
+    "load_graph": "gcbench.api", "Graph": "gcbench.graph", "Validation": "gcbench.validation",
+    "validate": "gcbench.validation",
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported on first use."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'gcbench' has no attribute {name!r}")
+    module = importlib.import_module(_LAZY[name])
+    return module if name == "algorithms" else getattr(module, name)
 
 
 def compare(

@@ -16,7 +16,7 @@ from gcbench.algorithms.sampling import Sampling
 from gcbench.errors import GpuUnavailableError, SpecError
 from gcbench.graph import Graph, Normalisation
 from gcbench.sources import load_graph
-from gcbench.validate import Validation
+from gcbench.validation import Validation
 
 __all__ = ["ColorResult", "GraphStats", "color", "info", "load_graph"]
 

@@ -9,6 +9,7 @@ use, so an option means the same in every command that has it.
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 import traceback
 import warnings
@@ -20,7 +21,7 @@ from typing import Any
 import click
 
 from gcbench import grammar
-from gcbench.errors import GcbenchError, os_reason, shown
+from gcbench.errors import GcbenchError, SpecError, os_reason, shown
 from gcbench.memory import out_of_memory
 from gcbench.report import DPI as REPORT_DPI
 from gcbench.report import FORMATS as REPORT_FORMATS
@@ -35,7 +36,8 @@ Exit status (the same for every command):
   2    bad input or usage, or a file that cannot be read or written: one
        error line, nothing (more) written
   3    a bug in gcbench: one error line; --debug shows the traceback
-  130  interrupted (Ctrl-C); a run keeps its rows: finish it with --resume"""
+  130  interrupted (Ctrl-C or SIGTERM); a run keeps its finished cases: finish it
+       with gcbench run --resume FILE"""
 
 
 class _Command(click.Command):
@@ -54,6 +56,8 @@ class _Group(click.Group):
     group_class = type  # subgroups (``list``) are _Groups, so their commands are _Commands
 
     def main(self, args: Sequence[str] | None = None, *pos: Any, **kwargs: Any) -> Any:
+        for stop in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, a batch scheduler's stop
+            signal.signal(stop, _stop)
         given = list(sys.argv[1:] if args is None else args)
         end = given.index("--") if "--" in given else len(given)
         debug = "--debug" in given[:end]
@@ -62,12 +66,14 @@ class _Group(click.Group):
         warnings.formatwarning = _warning_line
         try:
             code = super().main([*(["--debug"] if debug else []), *given], *pos, **kwargs)
+        except SystemExit as exc:  # a command's own exit code
+            code = exc.code
+        except (Stopped, click.Abort):
+            click.echo("interrupted", err=True)
+            code = EXIT_INTERRUPTED
         except click.exceptions.NoArgsIsHelpError as exc:
             exc.show()
             code = exc.exit_code
-        except click.Abort:
-            click.echo("interrupted", err=True)
-            code = EXIT_INTERRUPTED
         except click.ClickException as exc:
             code = _fail(exc.format_message(), exc.exit_code, False, hint=_help_hint(exc))
         except GcbenchError as exc:
@@ -82,7 +88,19 @@ class _Group(click.Group):
                 + ("" if debug else " (a bug: rerun with --debug and report the traceback)"),
                 EXIT_BUG, debug,
             )  # fmt: skip
+        for stop in (signal.SIGINT, signal.SIGTERM):  # done: a late one must not print a trace
+            signal.signal(stop, signal.SIG_IGN)
         sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+class Stopped(BaseException):
+    """SIGINT or SIGTERM stopped a command: one line, exit 130. Not a KeyboardInterrupt, which
+    click turns into a blank line and libraries may catch; a BaseException, so that no
+    ``except Exception`` on the way takes it for a failure."""
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise Stopped
 
 
 def _warning_line(message: Warning | str, *args: Any, **kwargs: Any) -> str:
@@ -313,7 +331,7 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
     "--resume",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Append to FILE, skipping the repetitions it already records.",
+    help="Finish FILE: run what it records (its command) that it does not hold yet.",
 )
 @_count_setup_option(None, "Fold each algorithm's per-graph setup into time_ms (for references "
                      "that build it inside their call).")  # fmt: skip
@@ -338,33 +356,41 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
 @click.option("--metrics", default="",
               help="levels: add level-scheduling columns to every valid row "
               "(docs/balance-levels.md).")  # fmt: skip
+@click.option("--retry", default="", metavar="STATUS[,STATUS...]",
+              help="With --resume: run again the cases with rows of these statuses (error, "
+                   "timeout, oom, invalid, unsupported); their old rows are removed.")  # fmt: skip
 def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...],
          params: dict[str, tuple[str, ...]], block_sizes: grammar.BlockSizes | None,
          reps: int | str | None, warmup: int | str | None, noise: float | None,
          case_time: float | None, timeout: float | None, device: str,
          out: Path | None, resume: Path | None, count_setup: bool | None, trace: bool,
          offline: bool, quiet: bool, gpus: str | None, cluster: str | None,
-         shard: str | None, metrics: str) -> None:  # fmt: skip
+         shard: str | None, metrics: str, retry: str) -> None:  # fmt: skip
     """Benchmark a suite: every case validated, one CSV row per repetition.
 
     At the end, the rows that are not ok are summarised by graph, algorithm and status with
-    their first error; rerun an interrupted run with --resume FILE to finish it.
+    their first error; finish an interrupted run with --resume FILE alone (it runs what FILE
+    records).
     """
     from gcbench.bench import runner
     from gcbench.bench.options import RunOptions
     from gcbench.bench.results import STATUSES
 
+    values, command = _resumed(click.get_current_context(), resume)
     options = RunOptions(
-        suite=suite, graphs=graphs, algorithms=algorithms, params=params,
-        block_sizes=block_sizes, reps=reps, warmup=warmup, noise=noise, case_time=case_time,
-        timeout=timeout, device=device,
-        out=out, resume=resume, trace=trace, offline=offline, progress=not quiet, gpus=gpus,
-        cluster=cluster, shard=shard, count_setup=count_setup, command=_command_line(),
-        metrics=metrics,
+        suite=values["suite"], graphs=values["graphs"], algorithms=values["algorithms"],
+        params=values["params"], block_sizes=values["block_sizes"], reps=values["reps"],
+        warmup=values["warmup"], noise=values["noise"], case_time=values["case_time"],
+        timeout=values["timeout"], device=values["device"], out=out, resume=resume,
+        trace=values["trace"], offline=values["offline"], progress=not quiet,
+        gpus=values["gpus"], cluster=values["cluster"], shard=values["shard"],
+        count_setup=values["count_setup"], command=command, metrics=values["metrics"],
+        retry=retry,
     ).checked()  # fmt: skip
-    choice = runner.choose_device(device, remote=options.remote_cluster)
+    choice = runner.choose_device(options.device, remote=options.remote_cluster)
+    planned = runner.plan(options, choice=choice)  # a usage error is one line, before this:
     click.echo(choice.message)
-    summary = runner.run(options, choice=choice)
+    summary = runner.run(options, choice=choice, planned=planned)
     if not summary.notes_shown:
         for note in summary.notes:
             click.echo(f"note: {note}")
@@ -377,7 +403,9 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
     if summary.trace_path is not None:
         click.echo(f"traces in {summary.trace_path}")
     if summary.interrupted:
-        click.echo(f"interrupted; to finish, run: {_resume_command(summary.path)}", err=True)
+        rows = sum(summary.counts.values())
+        click.echo(f"interrupted; to finish, run: {_resume_command(summary.path, rows)}",
+                   err=True)  # fmt: skip
     sys.exit(summary.exit_code)
 
 
@@ -386,17 +414,74 @@ def _command_line() -> str:
     return shlex.join(["gcbench", *sys.argv[1:]])
 
 
-def _resume_command(path: Path) -> str:
-    """This command line with --out/--resume replaced by ``--resume path``."""
-    args, skip = [], False
-    for arg in sys.argv[1:]:
-        if skip or arg.startswith(("--out=", "--resume=")):
+def _resume_command(path: Path, rows: int) -> str:
+    """How to finish ``path``: ``--resume`` alone once it holds rows (they record the
+    command, docs/runner.md "Resume"), else this command with ``--resume`` for ``--out``."""
+    if rows:
+        return shlex.join(["gcbench", "run", "--resume", str(path)])
+    words = sys.argv[1:]
+    args = _without_invocation(words[words.index("run") + 1 :] if "run" in words else [])
+    return shlex.join(["gcbench", "run", *args, "--resume", str(path)])
+
+
+# Options of `run` that say how this invocation behaves, not what the run is: a resumed run
+# takes them from the command line, everything else from the command its file records.
+_PER_INVOCATION = frozenset({"resume", "out", "quiet", "retry"})
+
+
+def _resumed(ctx: click.Context, resume: Path | None) -> tuple[dict[str, Any], str]:
+    """The values of `run`'s options, and the command to record in the rows. With
+    ``--resume FILE`` whose rows record a `gcbench run` command, that command's values: an
+    option also given here must agree with it (else one line, exit 2)."""
+    values = dict(ctx.params)
+    if resume is None:
+        return values, _command_line()
+    from gcbench.bench.results import recorded_command
+
+    recorded = recorded_command(resume)
+    given = {
+        name for name in values
+        if name not in _PER_INVOCATION
+        and ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+    }  # fmt: skip
+    if not recorded:
+        if not given:
+            raise SpecError(
+                f"--resume {resume}: it holds no row yet, so it does not say what to run; "
+                "give the run's options with --resume"
+            )
+        return values, _command_line()  # no row yet: the options given here say what to run
+    words = shlex.split(recorded)
+    if words[:2] != ["gcbench", "run"]:
+        if given:
+            return values, _command_line()  # a Python run: its options repeated here
+        raise SpecError(
+            f"--resume {resume}: its rows were written by `{shown(recorded, 120)}`, not by "
+            "gcbench run; give the run's options with --resume"
+        )
+    original = run_.make_context("run", _without_invocation(words[2:]))
+    flags = {param.name: param.opts[0] for param in run_.params}
+    for name in sorted(given):
+        if values[name] != original.params[name]:
+            raise SpecError(
+                f"{flags[name]} contradicts the command {resume} records "
+                f"(`{shown(recorded, 160)}`); drop it to finish that run, or start a new --out"
+            )
+    return {**original.params, **{n: values[n] for n in _PER_INVOCATION}}, recorded
+
+
+def _without_invocation(args: list[str]) -> list[str]:
+    """``args`` without the options of :data:`_PER_INVOCATION` (and their values)."""
+    flags = {f"--{name}" for name in _PER_INVOCATION}
+    out, skip = [], False
+    for arg in args:
+        if skip:
             skip = False
-        elif arg in ("--out", "--resume"):
-            skip = True
+        elif arg.split("=", 1)[0] in flags:
+            skip = "=" not in arg and arg != "--quiet"
         else:
-            args.append(arg)
-    return shlex.join(["gcbench", *args, "--resume", str(path)])
+            out.append(arg)
+    return out
 
 
 @main.command(name="merge")

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
@@ -16,6 +17,18 @@ import numpy as np
 from gcbench.errors import OutputError, os_reason
 
 _LINES_PER_WRITE = 1 << 20
+
+
+@contextmanager
+def replaced(path: Path) -> Iterator[Path]:
+    """A temporary name beside ``path`` to write to; renamed to ``path`` when the block ends
+    normally, removed otherwise (an interrupt included): ``path`` is whole or untouched."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        yield temporary
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def make_parent(path: Path, what: str) -> None:

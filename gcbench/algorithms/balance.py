@@ -38,7 +38,7 @@ from gcbench.algorithms.cpu.priority import hash32
 from gcbench.algorithms.registry import BALANCE_MODES, Coloring
 from gcbench.errors import SpecError
 from gcbench.graph import Graph
-from gcbench.validate import class_sizes
+from gcbench.validation import class_sizes
 
 MAX_ROUNDS = 64  # rounds per pass, those that only slide the window included
 WINDOW = 32  # under-full classes a round offers (one bit each in a 32-bit mask)

@@ -36,7 +36,7 @@ from gcbench.algorithms.registry import AlgorithmSpec, Coloring, canonical_param
 from gcbench.algorithms.sampling import Sampling, Visit
 from gcbench.errors import GcbenchError
 from gcbench.graph import Graph, from_edges
-from gcbench.validate import Validation, validate
+from gcbench.validation import Validation, validate
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ CONTENDED_WAIT = 0.05  # the case's threads waited for a CPU more than this shar
 CONTENDED_UTIL = 0.8  # without schedstat: CPU rows that got less than this of their threads
 CONTENDED_OTHERS = 0.5  # other processes kept this share of the cores the case left busy
 MACHINE_WINDOW_S = 0.1  # judged once a case has run this long (/proc/stat counts in ticks)
+WAIT_WINDOW_S = 0.02  # the wait judged once a case has run this long (one wake-up is not it)
 _TASKS = Path("/proc/self/task")
 _STAT = Path("/proc/stat")
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
@@ -160,7 +161,7 @@ class Conditions:
         self._gpu_others: int | None = None
         self._case: Any = None
         self._machine: tuple[float | None, float, float, float] = (None, 0.0, 0.0, 0.0)
-        self._others: dict[Any, tuple[float, float]] = {}  # case -> (others' CPU s, cores s)
+        self._totals: dict[Any, tuple[float, float, float, float]] = {}  # case -> _account
 
     def begin_case(self, case: Any = None, threads: int = 1) -> None:
         """Start the accounting of a visit of ``case`` (a key: a case's visits add up), whose
@@ -200,34 +201,36 @@ class Conditions:
         columns["flags"] = "throttled" if columns.get("throttle") else ""
         return columns
 
-    def _machine_busy(self) -> bool:
-        """Whether, over the case's visits so far, other processes (not this worker, not the
-        gcbench process that started it) kept more than :data:`CONTENDED_OTHERS` of the cores
-        this case left free busy; judged once the case has run :data:`MACHINE_WINDOW_S`."""
+    def _account(self) -> tuple[float, float, float, float]:
+        """Add this visit to its case's totals: (seconds its threads waited, seconds × threads
+        run, seconds other processes took, seconds × the cores the case left free)."""
         busy0, own0, parent0, wall0 = self._machine
         busy = busy_s(self.core_set)
-        if busy0 is None or busy is None:
-            return False
-        own = time.process_time() - own0
-        others = max(0.0, busy - busy0 - own - (process_s(os.getppid()) - parent0))
-        wall = time.perf_counter() - wall0
-        before = self._others.get(self._case, (0.0, 0.0))
-        total, span = before[0] + others, before[1] + wall
-        self._others[self._case] = (total, span)
-        free = max(self.cores - self.threads, 1)
-        return span >= MACHINE_WINDOW_S and total > CONTENDED_OTHERS * free * span
+        others = 0.0
+        if busy0 is not None and busy is not None:
+            own = time.process_time() - own0
+            others = max(0.0, busy - busy0 - own - (process_s(os.getppid()) - parent0))
+        free = (time.perf_counter() - wall0) * max(self.cores - self.threads, 1)
+        visit = (self.visit_waited or 0.0, self.visit_wall * self.threads, others, free)
+        w, r, o, f = self._totals.get(self._case, (0.0, 0.0, 0.0, 0.0))
+        total = (w + visit[0], r + visit[1], o + visit[2], f + visit[3])
+        self._totals[self._case] = total
+        return total
 
     def contended(self) -> bool:
-        """Whether, in this visit, the case's threads waited for CPUs (or, without schedstat,
-        a CPU row got too little CPU), other processes kept the free cores busy (over the
-        case's visits so far), or another process computes on its GPU."""
+        """Whether, over the case's visits so far, its threads waited for CPUs more than
+        :data:`CONTENDED_WAIT` of their time (or, without schedstat, a CPU row got too little
+        CPU), other processes kept more than :data:`CONTENDED_OTHERS` of the free cores busy
+        (each judged once the case has run long enough to count), or another process
+        computes on its GPU."""
+        waited, ran, others, free = self._account()
         if self.visit_waited is not None:
-            waited = self.visit_waited > CONTENDED_WAIT * self.visit_wall * self.threads
+            cpu = ran >= WAIT_WINDOW_S and waited > CONTENDED_WAIT * ran
         else:
-            waited = self.low_util
+            cpu = self.low_util
+        machine = free >= MACHINE_WINDOW_S and others > CONTENDED_OTHERS * free
         gpu = self.gpu.others() if self.gpu is not None else None
-        machine = self._machine_busy()
-        return waited or machine or bool(gpu) or bool(self._gpu_others)
+        return cpu or machine or bool(gpu) or bool(self._gpu_others)
 
     def clock_mhz(self) -> int | None:
         return self.gpu.sm_mhz() if self.gpu is not None else None

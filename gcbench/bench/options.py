@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gcbench import grammar
+from gcbench.bench.results import RETRYABLE
 from gcbench.errors import SpecError
 
 
@@ -32,7 +33,8 @@ class RunOptions:
     the suite's, else false) folds each algorithm's setup into ``time_ms``; ``command`` is
     recorded in every row (default: this process's command line). ``metrics`` ("levels", a
     comma list or a list) adds the named metrics' columns to every valid row
-    (:data:`METRICS`).
+    (:data:`METRICS`). ``retry`` (with ``resume``) names statuses whose cases run again,
+    their old rows removed first (docs/runner.md, "Resume").
     """
 
     suite: str | Path | None = None
@@ -57,6 +59,7 @@ class RunOptions:
     count_setup: bool | None = None
     command: str | None = None
     metrics: str | Sequence[str] = ()
+    retry: str | Sequence[str] = ()
 
     def checked(self) -> RunOptions:
         """These options with every value read and checked (:mod:`gcbench.grammar`): names
@@ -64,6 +67,15 @@ class RunOptions:
         "sweep", numbers typed. Idempotent."""
         if self.device not in grammar.DEVICES:
             raise SpecError(f"--device {self.device!r}: choose gpu, cpu or auto")
+        retry = grammar.names(self.retry, "--retry") if self.retry else ()
+        wrong = [status for status in retry if status not in RETRYABLE]
+        if wrong:
+            raise SpecError(
+                f"--retry {','.join(wrong)}: not a failing status; choose from "
+                f"{', '.join(RETRYABLE)}"
+            )
+        if retry and self.resume is None:
+            raise SpecError("--retry re-runs cases of a file: use it with --resume FILE")
         return replace(
             self,
             graphs=grammar.graph_specs(self.graphs),
@@ -75,6 +87,7 @@ class RunOptions:
             noise=grammar.share(self.noise, "--noise"),
             case_time=grammar.timeout(self.case_time, "--case-time"),
             timeout=grammar.timeout(self.timeout),
+            retry=retry,
         )
 
     @property

@@ -9,16 +9,26 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.spawn
 import os
 import signal
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping
 from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
-from gcbench.bench import worker
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # the parent's to act on, never a worker's
+if multiprocessing.spawn.is_forking(sys.argv):
+    # This process is a worker being spawned (its target lives here, so this module loads
+    # first): the stop signals are the parent's, before the heavy imports below can be cut.
+    for _stop in STOP_SIGNALS:
+        signal.signal(_stop, signal.SIG_IGN)
+
+from gcbench.bench import worker  # noqa: E402 (after the worker's signals are settled)
 
 POLL_S = 0.2  # how often a wait checks for an interrupt
 STOP_GRACE_S = 5.0
@@ -61,8 +71,25 @@ class WorkerProcess:
         self.proc = ctx.Process(
             target=_main, args=(dict(env or {}), child, os.getpid(), str(self.log)), daemon=True
         )
-        self.proc.start()
+        self._start()
         child.close()
+
+    def _start(self) -> None:
+        """Start the child born ignoring the stop signals (an ignored disposition survives
+        exec; a handler or a blocked mask does not): an interrupt sent to the process group
+        while it starts up is the parent's alone, which stops it (no KeyboardInterrupt
+        traceback, no row of a killed worker). The parent ignores them for the few ms of the
+        start. Only the main thread may change dispositions: from another (``--gpus``), the
+        child ignores them from the import of this module on."""
+        if threading.current_thread() is not threading.main_thread():
+            self.proc.start()
+            return
+        previous = {stop: signal.signal(stop, signal.SIG_IGN) for stop in STOP_SIGNALS}
+        try:
+            self.proc.start()
+        finally:
+            for stop, handler in previous.items():
+                signal.signal(stop, handler)
 
     def send(self, job: Any) -> None:
         try:

@@ -27,7 +27,7 @@ from gcbench.outputs import make_parent
 
 SCHEMA_VERSION = 3
 
-# Every coloring's class balance (gcbench/validate.py, docs/balance-levels.md).
+# Every coloring's class balance (gcbench/validation.py, docs/balance-levels.md).
 BALANCE_COLUMNS: tuple[str, ...] = ("min_class", "max_class", "class_cv")
 CLASS_SIZE_SERIES = "class_size"  # trace series: class sizes, largest first (not per round)
 # What ``--metrics levels`` adds to a row (gcbench/levels.py, docs/balance-levels.md).
@@ -352,6 +352,58 @@ class ResultsFile(_Appender):
                 self.previous[row["status"]] += 1
                 self.failures.add(row)
                 self.flagged.add(row)
+
+
+RETRYABLE: tuple[str, ...] = ("error", "timeout", "oom", "invalid", "unsupported")
+
+
+def recorded_command(path: Path) -> str:
+    """The ``command`` of the first row of the results file ``path`` (the run that started
+    it); "" when it has no row. One-line InputErrors for a missing or foreign file."""
+    if not path.is_file():
+        raise InputError(f"--resume {path}: no such file; start a new run with --out {path}")
+    repair_last_line(path)
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames is not None and tuple(reader.fieldnames) != COLUMNS:
+            raise InputError(f"--resume {path}: {schema_mismatch(reader.fieldnames)}")
+        first = next(reader, None)
+    return "" if first is None else first["command"]
+
+
+def drop_cases(path: Path, statuses: Iterable[str]) -> int:
+    """Remove from the results file ``path`` (and its trace file) every row of each case that
+    has a row of one of ``statuses`` (``--retry``: those cases run again, whole); each file is
+    rewritten beside itself and renamed over it, so it is never half-rewritten. Returns the
+    result rows removed."""
+    wanted = set(statuses)
+    recorded_command(path)  # a file of this schema, with its last line whole
+    with open(path, newline="", encoding="utf-8") as handle:
+        failed = {row_key(row)[:-1] for row in csv.DictReader(handle) if row["status"] in wanted}
+    if not failed:
+        return 0
+    removed = _rewrite(path, COLUMNS, failed)
+    if trace_path(path).is_file():
+        _rewrite(trace_path(path), TRACE_COLUMNS, failed)
+    return removed
+
+
+def _rewrite(path: Path, columns: tuple[str, ...], cases: set[Key]) -> int:
+    """``path`` without the rows of ``cases`` (keys without rep), renamed into place."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    kept = [row for row in rows if row_key(row)[:-1] not in cases]
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", newline="", encoding="utf-8") as out:
+            writer = csv.DictWriter(out, columns, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(kept)
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise OutputError(f"--retry: cannot rewrite {path}: {os_reason(exc, path)}") from None
+    return len(rows) - len(kept)
 
 
 class TraceFile(_Appender):

@@ -43,6 +43,7 @@ from gcbench.bench.results import (
     ResultsFile,
     TraceFile,
     capture_environment,
+    drop_cases,
 )
 from gcbench.bench.shard import parse_shard, select
 from gcbench.bench.suite import (
@@ -264,17 +265,19 @@ def run(
     /,
     *,
     choice: DeviceChoice | None = None,
+    planned: Plan | None = None,
     **changes: Any,
 ) -> RunSummary:
     """Run a benchmark suite; the Python form of ``gcbench run``.
 
     ``options`` says what to run (the object the CLI builds); keyword arguments replace its
     fields (``run(graphs=[...], reps=1)``). ``choice`` is a device already resolved with
-    :func:`choose_device` (else ``options.device`` is). Spec errors are raised before
-    anything runs (:func:`plan`); per-case failures become rows.
+    :func:`choose_device` (else ``options.device`` is); ``planned`` the :func:`plan` of the
+    same options, already made. Spec errors are raised before anything runs (:func:`plan`);
+    per-case failures become rows.
     """
     opts = replace(options or RunOptions(), **changes)
-    the_plan = plan(opts, choice=choice)
+    the_plan = planned or plan(opts, choice=choice)
     with ExitStack() as stack:  # a cluster is reached before the results file is created
         engine = _engine(opts, the_plan.choice.backend, the_plan.notes, stack)
         return _record(opts, the_plan, engine)
@@ -296,6 +299,8 @@ def _record(opts: RunOptions, the_plan: Plan, engine: Engine) -> RunSummary:
     the_suite, cases = the_plan.suite, the_plan.cases
     path = _results_path(the_plan.name, opts.out, opts.resume)
     resume = opts.resume is not None
+    if opts.retry and path.is_file():
+        drop_cases(path, opts.retry)
     results = ResultsFile(path, resume=resume)
     traces = None
     summary = RunSummary(path, None, the_plan.choice.backend, len(cases))
@@ -406,17 +411,20 @@ def _results_path(name: str, out: str | Path | None, resume: str | Path | None) 
 
 @contextmanager
 def _sigint_flag() -> Iterator[threading.Event]:
-    """While running, SIGINT sets an event the wait loops check (so a row is never cut in
-    half); outside the main thread the default KeyboardInterrupt is left alone."""
+    """While running, SIGINT and SIGTERM set an event the wait loops check (so a row is never
+    cut in half, and the run ends as an interrupt: exit 130 with the resume command); outside
+    the main thread the signals are left alone."""
     stop = threading.Event()
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
-    previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stops = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in stops}
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 class _Session:

@@ -124,7 +124,7 @@ def class_size_series(colors: Any) -> list[float]:
     classes, largest first (the report's balance plot draws them)."""
     import numpy as np
 
-    from gcbench.validate import color_class_sizes
+    from gcbench.validation import color_class_sizes
 
     sizes = color_class_sizes(colors)
     return [float(s) for s in np.sort(sizes[sizes > 0])[::-1]]
@@ -141,10 +141,12 @@ def main(conn: Connection, parent_pid: int, log_path: str) -> None:
 
 def _detach(parent_pid: int, log_path: str) -> None:
     """Own process group (the parent kills it whole; the terminal's Ctrl-C reaches only the
-    parent), die with the parent, and send stdout/stderr to the log the parent reads after a
-    crash (so nothing the worker prints lands on the terminal)."""
+    parent), SIGINT and SIGTERM ignored (the parent stops it), die with the parent, and send
+    stdout/stderr to the log the parent reads after a crash (so nothing the worker prints
+    lands on the terminal)."""
     os.setpgid(0, 0)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for stop in (signal.SIGINT, signal.SIGTERM):  # the parent's (process.WorkerProcess)
+        signal.signal(stop, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         import ctypes
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gcbench.errors import InputError
+from gcbench.outputs import replaced
 from gcbench.report.defaults import DPI, DPI_RANGE, FORMATS, RESULTS_DIR
 
 if TYPE_CHECKING:
@@ -122,9 +123,11 @@ def report(
     style = plots.Style(colours, rep.where, rep.timing, formats, dpi)
     images, missing = plots.write_plots(summary, best, rep.traces, chosen, directory, style)
     rep = replace(rep, plot_notes=tuple(missing))
-    (directory / "summary.csv").write_text(tables.summary_csv(summary))
     md = directory / "summary.md"
-    md.write_text(tables.markdown(rep, [p.name for p in images]))
+    for path, text in ((directory / "summary.csv", tables.summary_csv(summary)),
+                       (md, tables.markdown(rep, [p.name for p in images]))):  # fmt: skip
+        with replaced(path) as partial:
+            partial.write_text(text)
     return replace(rep, written=(directory / "summary.csv", md, *images))
 
 

@@ -24,6 +24,7 @@ import pandas as pd
 from gcbench import grammar
 from gcbench.bench.results import CLASS_SIZE_SERIES
 from gcbench.errors import InputError
+from gcbench.outputs import replaced
 from gcbench.report.defaults import DPI
 
 if TYPE_CHECKING:
@@ -287,7 +288,8 @@ def save(fig: Figure, stem: Path, style: Style) -> list[Path]:
     paths = []
     for fmt in style.formats:
         path = stem.with_suffix(f".{fmt}")
-        fig.savefig(path, format=fmt, dpi=style.dpi, facecolor="white")
+        with replaced(path) as partial:  # an interrupt leaves no half-written figure
+            fig.savefig(partial, format=fmt, dpi=style.dpi, facecolor="white")
         paths.append(path)
     return paths
 

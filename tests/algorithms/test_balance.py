@@ -20,7 +20,7 @@ from gcbench.algorithms.cpu.greedy import ORDERS, greedy_colors
 from gcbench.algorithms.registry import BALANCE_MODES
 from gcbench.errors import SpecError
 from gcbench.graph import from_edges
-from gcbench.validate import color_class_sizes, validate
+from gcbench.validation import color_class_sizes, validate
 
 
 def test_every_algorithm_has_balance():

@@ -13,7 +13,7 @@ from gcbench.algorithms import execute
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring
 from gcbench.algorithms.sampling import Sampling
 from gcbench.graph import check_invariant
-from gcbench.validate import validate
+from gcbench.validation import validate
 
 HARD = ("gen:kron?scale=12&edgefactor=48", "gen:star?leaves=5000", "gen:grid2d?side=40")
 

@@ -12,7 +12,7 @@ from gcbench.algorithms.reduction import reduce_colors
 from gcbench.algorithms.registry import REDUCE_MODES
 from gcbench.errors import SpecError
 from gcbench.graph import from_edges
-from gcbench.validate import validate
+from gcbench.validation import validate
 
 MODES = ("h1", "h2", "both")
 FAMILIES = (

@@ -22,7 +22,7 @@ from gcbench.algorithms.registry import UNCOLORED
 from gcbench.errors import GpuUnavailableError, RoundCapError
 from gcbench.graph import Graph, check_gpu_size
 from gcbench.resources import resource_dir
-from gcbench.validate import ClassSizes, Validation, from_counts, summarise
+from gcbench.validation import ClassSizes, Validation, from_counts, summarise
 
 
 @functools.cache

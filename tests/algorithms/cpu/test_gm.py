@@ -13,7 +13,7 @@ from gcbench.algorithms import get
 from gcbench.algorithms.cpu.gm import run_gm
 from gcbench.algorithms.cpu.greedy import greedy_colors
 from gcbench.graph import Graph
-from gcbench.validate import validate
+from gcbench.validation import validate
 
 GM = ("gm-sync", "gm-async")
 

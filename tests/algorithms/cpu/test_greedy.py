@@ -15,7 +15,7 @@ from gcbench.algorithms.cpu.greedy import ORDERS, greedy_colors
 from gcbench.algorithms.cpu.priority import ldf_order
 from gcbench.errors import SpecError
 from gcbench.graph import Graph
-from gcbench.validate import validate
+from gcbench.validation import validate
 
 
 def _neighbours(g: Graph, v: int) -> list[int]:

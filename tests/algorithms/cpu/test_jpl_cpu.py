@@ -11,7 +11,7 @@ from gcbench import generators
 from gcbench.algorithms import get
 from gcbench.errors import RoundCapError
 from gcbench.graph import Graph
-from gcbench.validate import validate
+from gcbench.validation import validate
 
 JPL = get("jpl-cpu")
 

@@ -14,7 +14,7 @@ from gcbench.algorithms.reduction import reduce_colors
 from gcbench.algorithms.sampling import Sampling
 from gcbench.errors import RoundCapError, SpecError
 from gcbench.graph import from_edges
-from gcbench.validate import validate
+from gcbench.validation import validate
 
 pytestmark = pytest.mark.gpu
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from gcbench.errors import InputError
 from gcbench.graph import from_edges
-from gcbench.validate import validate
+from gcbench.validation import validate
 
 
 @settings(max_examples=100, deadline=None)
