@@ -266,7 +266,11 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
         algorithms, params, block_sizes, "color runs one configuration (gcbench run runs several)"
     )
     load_plugins()  # GCBENCH_PLUGINS' algorithms, as in gcbench run
-    configure(algorithm, device, chosen)  # a usage error before the graph is loaded
+    chosen_spec, _ = configure(algorithm, device, chosen)  # a usage error before the graph loads
+    if block_size is not None and not (
+        chosen_spec.backend == "gpu" or chosen_spec.block_size_matters
+    ):
+        raise SpecError(f"--block-size: {algorithm} has no block size (it runs on the CPU)")
     colors_file = None if out is None else OutputFile(out, "the colors file")  # before the work
     with colors_file or nullcontext():
         graph = gcbench.load_graph(spec)
@@ -289,10 +293,12 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
     warm = "a warm-up until steady" if warmup == grammar.AUTO else f"{warmup} warm-up"
     setup = (f"setup {result.setup_ms:.3f} ms included" if count_setup
              else f"+ {result.setup_ms:.3f} ms setup")  # fmt: skip
+    click.echo(f"graph        {graph.name} (n = {graph.n:,}, m = {graph.m:,})")
     click.echo(f"algorithm    {algorithm}")
     click.echo(f"params       {canonical_params(result.params)}")
     click.echo(f"colors       {v.colors} (max color {v.max_color})")
-    click.echo(f"iterations   {'' if result.iterations is None else result.iterations}")
+    if result.iterations is not None:  # algorithms that count none print no line
+        click.echo(f"iterations   {result.iterations}")
     click.echo(f"time         {result.time_ms:.3f} ms ({runs} after {warm}; "
                f"{setup}; + {result.transfer_ms:.3f} ms transfer)")  # fmt: skip
     click.echo(f"valid        {'yes' if v.valid else 'NO'}"
@@ -402,6 +408,8 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
     click.echo(f"{summary.written} rows written to {summary.path} (file: {counts or 'no rows'})")
     if summary.trace_path is not None:
         click.echo(f"traces in {summary.trace_path}")
+    if summary.cached_note is not None:
+        click.echo(f"note: {summary.cached_note}")
     if summary.interrupted:
         rows = sum(summary.counts.values())
         click.echo(f"interrupted; to finish, run: {_resume_command(summary.path, rows)}",
@@ -606,6 +614,50 @@ def list_graphs() -> None:
     for g in graphs:
         stale = " (stale: rebuilt on next use)" if g.stale else ""
         click.echo(f"{g.spec:40} {g.n:>12} {g.m:>13} {format_bytes(g.bytes):>9}  {g.source}{stale}")
+
+
+@main.command(name="cache")
+@click.argument("specs", nargs=-1)
+@click.option("--clear", is_flag=True, help="Remove the cached graphs (all, or the SPECs named).")
+@click.option("--older-than", "older_than", type=float, default=None, metavar="DAYS",
+              help="Remove the cached graphs not built or loaded for DAYS days.")  # fmt: skip
+def cache_(specs: tuple[str, ...], clear: bool, older_than: float | None) -> None:
+    """The graphs cached in the data directory ($GCBENCH_DATA, default ~/.cache/gcbench):
+    list them (all, or the SPECs named) with their sizes and when they were last used, or
+    remove them (docs/fetch.md)."""
+    import time
+
+    from gcbench.fetch import cached_graphs
+    from gcbench.fetch.listing import last_used, remove
+    from gcbench.memory import format_bytes
+    from gcbench.resources import data_dir
+    from gcbench.sources import canonical_spec
+
+    graphs = cached_graphs()
+    if specs:
+        wanted = {canonical_spec(spec) for spec in specs}
+        unknown = sorted(wanted - {g.spec for g in graphs})
+        if unknown:
+            raise SpecError(f"not in the cache {data_dir()}: {', '.join(unknown)}")
+        graphs = [g for g in graphs if g.spec in wanted]
+    if older_than is not None:
+        if older_than < 0:
+            raise SpecError(f"--older-than {older_than:g}: a number of days ≥ 0")
+        cutoff = time.time() - older_than * 86400
+        graphs = [g for g in graphs if last_used(g) < cutoff]
+    if clear or older_than is not None:
+        freed = remove(graphs)
+        click.echo(f"removed {len(graphs)} cached graphs ({format_bytes(freed)}) from {data_dir()}")
+        return
+    if not graphs:
+        click.echo(f"no cached graphs in {data_dir()} (gcbench fetch SPEC adds some)")
+        return
+    click.echo(f"{'spec':48} {'size':>9}  last used")
+    for g in graphs:
+        used = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_used(g)))
+        click.echo(f"{g.spec:48} {format_bytes(g.path.stat().st_size):>9}  {used}")
+    total = sum(g.path.stat().st_size for g in graphs)
+    click.echo(f"{len(graphs)} graphs, {format_bytes(total)} in {data_dir()}")
 
 
 @main.command(name="report")

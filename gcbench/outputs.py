@@ -31,6 +31,16 @@ def replaced(path: Path) -> Iterator[Path]:
         temporary.unlink(missing_ok=True)
 
 
+def require_parent(path: Path, option: str = "--out") -> None:
+    """Refuse, in one line, a path whose directory does not exist: an ``--out`` never creates
+    directories above what it names (``--out /nonexistent/dir/x.csv`` once made
+    ``/nonexistent/dir`` at the root; issue 32, docs/cli.md)."""
+    parent = Path(path).parent
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise OutputError(f"{option} {path}: {parent} {what}; create it first, or pick another")
+
+
 def make_parent(path: Path, what: str) -> None:
     """Create the directory ``path`` goes in (and its parents), or say in one line why not."""
     for parent in path.parents:

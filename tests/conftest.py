@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 ADDRESS_SPACE_LIMIT = 4 << 30  # RLIMIT_AS for commands that must fail cleanly, not grow
+# Where gcbench would write in the real home; the suite must leave them as it found them.
+REAL_HOME_PATHS = (Path.home() / ".cache" / "gcbench", Path.home() / ".ssgetpy")
 
 
 @functools.cache
@@ -33,6 +35,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         skip = pytest.mark.skip(reason="needs a usable CUDA GPU and CuPy")
         for item in gpu_items:
             item.add_marker(skip)
+
+
+def _snapshot(paths: tuple[Path, ...]) -> dict[str, object]:
+    """Each path's files with their sizes and modification times (None: no such path)."""
+    out: dict[str, object] = {}
+    for root in paths:
+        files = sorted(root.rglob("*")) if root.exists() else None
+        out[str(root)] = None if files is None else [
+            (str(f.relative_to(root)), f.stat().st_size, f.stat().st_mtime_ns) for f in files
+        ]  # fmt: skip
+    return out
+
+
+@pytest.fixture
+def snapshot():
+    """The guard's view of some paths (:func:`_snapshot`), for its own test."""
+    return _snapshot
+
+
+@pytest.fixture(scope="session", autouse=True)
+def real_home_untouched(tmp_path_factory):
+    """Every test runs with a temporary data directory unless it names its own
+    (GCBENCH_DATA), and the session fails if it wrote into the real home's gcbench cache or
+    ssgetpy's directory (issue 32)."""
+    before = _snapshot(REAL_HOME_PATHS)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GCBENCH_DATA", str(tmp_path_factory.mktemp("gcbench-data")))
+        yield
+    after = _snapshot(REAL_HOME_PATHS)
+    changed = [path for path in before if before[path] != after[path]]
+    assert not changed, f"the test suite wrote into the real home: {', '.join(changed)}"
 
 
 @pytest.fixture

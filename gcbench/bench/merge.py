@@ -18,7 +18,7 @@ from pathlib import Path
 
 from gcbench.bench.results import KEY_COLUMNS
 from gcbench.errors import InputError
-from gcbench.outputs import make_parent
+from gcbench.outputs import require_parent
 
 VERSION_COLUMN = "schema_version"
 
@@ -116,7 +116,7 @@ def _schema_message(path: Path, fields: list[str], first: Path, header: list[str
 
 
 def _write(out: Path, header: list[str], rows: list[list[str]]) -> None:
-    make_parent(out, "the merged file")
+    require_parent(out)
     temporary = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "w", newline="", encoding="utf-8") as handle:

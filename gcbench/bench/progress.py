@@ -2,8 +2,9 @@
 
 A rich progress bar on stderr: the phase the run is in (fetching, generating or loading a
 graph, copying it to the GPU, compiling, running a case) and for how long, cases done/total,
-elapsed time and an honest ETA (:class:`Eta`); one-line notes are printed above it. Silent
-when stderr is not a terminal or when asked.
+elapsed time and an honest ETA (:class:`Eta`); one-line notes are printed above it. When
+stderr is not a terminal (or when asked) only the building of large graphs is said, a line
+each.
 """
 
 from __future__ import annotations
@@ -145,13 +146,17 @@ class Display:
     ) -> None:
         self._progress.stop()
 
-    def phase(self, text: str | None) -> None:
+    def phase(self, text: str | None, *, long: bool = False) -> None:
         """Show what the run does now (e.g. "generating gen:rgg?scale=20&seed=0"); None: the
-        case itself again (what :meth:`current` named)."""
+        case itself again (what :meth:`current` named). A ``long`` phase (building a large
+        graph) is also a line of its own on stderr when the bar is not shown, so that a run
+        not on a terminal does not go silent for minutes."""
         with self._lock:
             self.phase_text = self.case_text if text is None else text
             self.phase_since = time.monotonic()
             self._progress.update(self._task, description=self.phase_text)
+        if long and text is not None and not self.active:
+            print(f"{text} ...", file=sys.stderr, flush=True)
 
     def current(self, text: str, weight: float = 1.0) -> None:
         """A case of ``weight`` starts; ``text`` names it."""

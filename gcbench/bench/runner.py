@@ -12,6 +12,7 @@ Whatever the engine, rows are written here, by :class:`_Session`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import signal
@@ -60,12 +61,19 @@ from gcbench.bench.suite import (
     skipped,
 )
 from gcbench.bench.worker import GraphInfo, LoadJob
-from gcbench.errors import GpuUnavailableError, SpecError, shown
+from gcbench.errors import GpuUnavailableError, SpecError
 from gcbench.fetch import is_cached
+from gcbench.formats import check_path
 from gcbench.grammar import AUTO
+from gcbench.memory import format_bytes
+from gcbench.outputs import require_parent
+from gcbench.resources import data_dir
 from gcbench.sources import parse_spec
 
 DEFAULT_SUITE = "quick"
+BUILD_PHASES = frozenset({"fetching", "generating", "reading"})  # worker phases that build
+LARGE_GRAPH_ENTRIES = float(1 << 25)  # a graph this large takes long enough to be said
+CACHE_NOTE_BYTES = 100 << 20  # a run that caches more says where and how much
 CASE_OVERHEAD_NNZ = float(1 << 20)  # a case's fixed cost in the ETA, as entries of a graph
 PROBE_TIMEOUT_S = 120.0
 _PROBE = """
@@ -95,6 +103,7 @@ class RunSummary:
     notes_shown: bool = False
     failures: Failures = field(default_factory=Failures)
     flagged: Flagged = field(default_factory=Flagged)
+    cached_note: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -236,6 +245,8 @@ def plan(
     Offline, a remote graph not in the cache runs as its stand-in or is left out, said up
     front (:func:`gcbench.bench.suite.offline`)."""
     opts = replace(options or RunOptions(), **changes).checked()
+    if opts.out is not None and opts.resume is None:
+        require_parent(Path(opts.out))
     load_plugins()
     the_suite = build_suite(opts)
     shard = None if opts.shard is None else parse_shard(opts.shard)
@@ -254,6 +265,10 @@ def plan(
     if not opts.remote_cluster:
         check_files(the_suite.graphs)
     notes += skip_notes(skipped(the_suite, choice.backend, usable))
+    if opts.block_sizes is not None:
+        blind = sorted({case.algorithm for case in cases if case.block_size is None})
+        if blind:
+            notes.append(f"--block-size does not apply to {', '.join(blind)} (no block size)")
     if shard is not None:
         cases, note = select(cases, shard)
         notes.append(note)
@@ -280,7 +295,37 @@ def run(
     the_plan = planned or plan(opts, choice=choice)
     with ExitStack() as stack:  # a cluster is reached before the results file is created
         engine = _engine(opts, the_plan.choice.backend, the_plan.notes, stack)
-        return _record(opts, the_plan, engine)
+        before = None if opts.remote_cluster else cache_files()
+        summary = _record(opts, the_plan, engine)
+        if before is not None:
+            summary.cached_note = cached_note(before, cache_files())
+        return summary
+
+
+def cache_files() -> dict[Path, tuple[int, int]]:
+    """The graph files of the data directory: (size, mtime) of each ``.npz``."""
+    root = data_dir()
+    if not root.is_dir():
+        return {}
+    out = {}
+    for path in root.rglob("*.npz"):
+        with contextlib.suppress(OSError):
+            stat = path.stat()
+            out[path] = (stat.st_size, stat.st_mtime_ns)
+    return out
+
+
+def cached_note(before: Mapping[Path, tuple[int, int]], after: Mapping[Path, tuple[int, int]]
+                ) -> str | None:  # fmt: skip
+    """What a run cached, when more than :data:`CACHE_NOTE_BYTES`: where and how much (issue
+    32: a run of a seed suite wrote 1.4 GB into the home directory without a word)."""
+    added = sum(size for path, (size, mtime) in after.items() if before.get(path) != (size, mtime))
+    if added < CACHE_NOTE_BYTES:
+        return None
+    return (
+        f"cached {format_bytes(added)} of graphs in {data_dir()} (gcbench cache lists them, "
+        "gcbench cache --clear removes them; GCBENCH_DATA moves the cache)"
+    )
 
 
 def check_files(graphs: Iterable[GraphEntry]) -> None:
@@ -288,8 +333,8 @@ def check_files(graphs: Iterable[GraphEntry]) -> None:
     stand-in): a typo in a path is a usage error, like one in an algorithm name."""
     for entry in graphs:
         parsed = parse_spec(entry.spec)
-        if entry.standin is None and parsed.kind == "path" and not Path(parsed.name).exists():
-            raise SpecError(f"graph {shown(entry.spec)}: no such file")
+        if entry.standin is None and parsed.kind == "path":
+            check_path(Path(parsed.name))
 
 
 def _record(opts: RunOptions, the_plan: Plan, engine: Engine) -> RunSummary:
@@ -406,7 +451,7 @@ def _results_path(name: str, out: str | Path | None, resume: str | Path | None) 
         if out is not None and Path(out) != Path(resume):
             raise SpecError(f"--out {out} and --resume {resume} differ; --resume appends to FILE")
         return Path(resume)
-    return Path(out) if out is not None else default_out(name)
+    return Path(out) if out is not None else default_out(name)  # results/ is made if missing
 
 
 @contextmanager
@@ -502,7 +547,12 @@ class _Session:
         )
 
     def phase(self, text: str | None) -> None:
-        self.display.phase(text)
+        verb, _, spec = (text or "").partition(" ")
+        entries = estimate_nnz(spec) if verb in BUILD_PHASES else 0.0
+        long = entries >= LARGE_GRAPH_ENTRIES
+        if long:
+            text = f"{text} (about {entries / 1e6:,.0f} million entries)"
+        self.display.phase(text, long=long)
 
     def advance(self, cases: int = 1, weight: float = 1.0) -> None:
         self.display.advance(cases, weight)

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import importlib
+import os
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +24,7 @@ from pathlib import Path
 from gcbench.errors import FetchError
 from gcbench.fetch import http
 from gcbench.fetch.remote import SUITESPARSE_URL, base_url
+from gcbench.resources import data_dir
 
 SSGETPY_IMPORT_TIMEOUT_S = 20.0
 
@@ -104,6 +108,25 @@ def _via_ssgetpy(name: str) -> list[Matrix] | None:
     return [Matrix(m.group, m.name, m.rows, m.cols, m.nnz, m.kind) for m in found]
 
 
+def _ssgetpy_config() -> None:
+    """Load ssgetpy's configuration with its directory in gcbench's data directory: it makes
+    ``$HOME/.ssgetpy`` at import, and gcbench writes only where ``GCBENCH_DATA`` says
+    (issue 32). ``HOME`` points there for that import alone."""
+    if "ssgetpy.config" in sys.modules:
+        return
+    home = data_dir() / "ssgetpy"
+    home.mkdir(parents=True, exist_ok=True)
+    previous = os.environ.get("HOME")
+    os.environ["HOME"] = str(home)
+    try:
+        importlib.import_module("ssgetpy.config")
+    finally:
+        if previous is None:
+            os.environ.pop("HOME", None)
+        else:
+            os.environ["HOME"] = previous
+
+
 def _import_ssgetpy() -> object | None:
     """Import ssgetpy once per process, giving up after a timeout (its import does network I/O
     without one); the outcome is remembered so a hung import is never waited for twice."""
@@ -111,6 +134,7 @@ def _import_ssgetpy() -> object | None:
 
         def target() -> None:
             try:
+                _ssgetpy_config()
                 import ssgetpy
 
                 _ssgetpy_state["module"] = ssgetpy

@@ -1,4 +1,5 @@
-"""``gcbench list graphs``: what the cache holds, read from the ``.npz`` headers only.
+"""``gcbench list graphs`` and ``gcbench cache``: what the cache holds, read from the ``.npz``
+headers only, and removing what is no longer wanted.
 
 Sizes come from the array headers inside each file, so listing a cache of multi-gigabyte
 graphs reads a few kilobytes per graph. Files that are not gcbench caches are skipped; caches
@@ -75,3 +76,22 @@ def describe(path: Path) -> CachedGraph | None:
     return CachedGraph(
         spec, rows, entries // 2, path.stat().st_size, source, path, version != FORMAT_VERSION
     )
+
+
+def last_used(graph: CachedGraph) -> float:
+    """When the graph was last built or loaded from the cache (seconds since the epoch): its
+    file's modification time, which :func:`gcbench.formats.npz.load_cache` sets on use."""
+    return graph.path.stat().st_mtime
+
+
+def remove(graphs: list[CachedGraph]) -> int:
+    """Delete the cache files of ``graphs``; returns the bytes freed (on disk)."""
+    freed = 0
+    for graph in graphs:
+        try:
+            size = graph.path.stat().st_size
+            graph.path.unlink()
+        except FileNotFoundError:
+            continue
+        freed += size
+    return freed

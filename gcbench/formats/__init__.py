@@ -56,14 +56,20 @@ def read_graph(path: Path | str, *, name: str | None = None) -> Graph:
     DIMACS ``.col`` (each optionally gzipped), or a gcbench ``.npz`` cache.
     """
     path = Path(path)
+    check_path(path)
     suffix = _suffix(path)
-    if not path.exists():
-        raise InputError(f"graph file {path} not found; check the path or use a gen: spec")
-    if not path.is_file():
-        raise InputError(f"graph file {path} is not a file; give the path of the file itself")
     stem = path.name[: len(path.name) - len(suffix)]
     with memory.guard(f"reading graph file {path}"):
         return _READERS[suffix](path, name=name or stem)
+
+
+def check_path(path: Path) -> None:
+    """Refuse, in the one wording every command uses, a graph path that does not exist or is
+    not a file (a directory)."""
+    if not path.exists():
+        raise InputError(f"graph file {path} not found; check the path or use a gen: spec")
+    if not path.is_file():
+        raise InputError(f"graph file {path} is a directory, not a file; give the file's path")
 
 
 def _suffix(path: Path) -> str:

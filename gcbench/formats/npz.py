@@ -6,6 +6,7 @@ are well-formed; anything else is rebuilt by the caller (DESIGN §2).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import secrets
@@ -55,12 +56,17 @@ def load_cache(path: Path | str, *, spec: str | None) -> Graph | None:
     """The graph cached at ``path``, or None when it must be rebuilt.
 
     None for a missing file, another format version, another recorded spec (when ``spec`` is
-    given), an npz gcbench did not write, or a corrupt or truncated file.
+    given), an npz gcbench did not write, or a corrupt or truncated file. A cache that is used
+    has its modification time set to now: ``gcbench cache --older-than`` goes by it (access
+    times move whenever anything reads the file, ``gcbench cache`` itself included).
     """
     try:
-        return read_cache(Path(path), spec=spec)
+        graph = read_cache(Path(path), spec=spec)
     except InputError:
         return None
+    with contextlib.suppress(OSError):  # a read-only cache is still used
+        os.utime(path)
+    return graph
 
 
 def read_cache(path: Path, *, spec: str | None = None, name: str | None = None) -> Graph:
@@ -93,8 +99,10 @@ def read_cache(path: Path, *, spec: str | None = None, name: str | None = None) 
             stored_name, source = str(npz["name"]), str(npz["source"])
             normalisation = Normalisation(*(npz[key].item() for key in _NORMALISATION))
     except (OSError, EOFError, ValueError, TypeError, zipfile.BadZipFile) as exc:
+        # numpy's reasons name its own remedies (allow_pickle) that do not apply here
         raise InputError(
-            f"graph file {path} is not a readable npz file ({exc}); delete it and build it again"
+            f"graph file {path} is not a gcbench graph cache (not a readable npz archive of "
+            "arrays); delete it and build it again"
         ) from exc
     _check_arrays(path, indptr, indices)
     if name is not None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gcbench.errors import InputError
-from gcbench.outputs import replaced
+from gcbench.outputs import replaced, require_parent
 from gcbench.report.defaults import DPI, DPI_RANGE, FORMATS, RESULTS_DIR
 
 if TYPE_CHECKING:
@@ -114,8 +114,9 @@ def report(
     if out is None:
         return rep
     directory = Path(out)
+    require_parent(directory)
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create report directory {directory}: {exc.strerror}") from None
     best = aggregate.best_block_per_config(summary)

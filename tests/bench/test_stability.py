@@ -86,7 +86,7 @@ def test_rows_carry_their_conditions(bench_env, tmp_path):
     frame = run_frame(tmp_path, "conditions", "test-draw", ["median_ms=1"], reps=6, warmup=0)
     assert (frame.schema_version == 3).all()
     assert (frame.load_avg != "").all() and (frame.cpu_util != "").all()
-    assert pd.to_numeric(frame.cpu_util).between(0.01, 1.5).all()  # about 1 unless preempted
+    assert (pd.to_numeric(frame.cpu_util) > 0).all(), frame.cpu_util.tolist()
     assert (frame.sm_clock_mhz == "").all() and (frame.throttle == "").all()  # CPU rows
 
 

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+
 from gcbench.bench.suite import remote_specs
 
 
@@ -77,3 +83,26 @@ def test_a_suite_without_network_reports_the_cause_once(run_limited, closed_port
     )
     assert total == "13 of 13 graphs could not be fetched"
     assert run_limited.leftovers() == []
+
+
+def test_an_interrupted_fetch_keeps_no_partial_file(server, make, data_dir, leftovers):
+    """SIGINT (or SIGTERM) while a download hangs: exit 130, one line, no traceback, nothing
+    half-downloaded left in the cache (issue 32)."""
+    server.put("files/ssstats.csv", make.ssstats([("Test", "tiny", 60, 60, 400)]))
+    tar = make.tarball([("tiny/tiny.mtx", make.mtx_text(make.random_matrix(60, 400, 0)))])
+    server.put("MM/Test/tiny.tar.gz", tar)
+    server.stall["/MM/Test/tiny.tar.gz"] = 30.0
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gcbench", "fetch", "ss:Test/tiny"], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while server.count("/MM/Test/tiny.tar.gz") == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the download has begun (and hangs)
+        os.killpg(proc.pid, stop)
+        stdout, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 130 and "Traceback" not in stdout + stderr, stderr
+        assert stderr.strip().splitlines()[-1] == "interrupted"
+        assert not [p for p in leftovers(data_dir) if p.suffix in (".part", ".npz", ".gz")]
+        server.requests.clear()
