@@ -94,13 +94,14 @@ def test_local_dask_cluster_records_the_plain_rows(plain, tmp_path):
     assert crashed.error.str.contains("worker exited with code 3").all()
 
 
-def test_every_engine_runs_auto_cases_whole(bench_env, tmp_path):
-    """--reps auto (the default) on the plain run, --gpus and a local Dask cluster: each case
-    gets its rows together, numbered from 0, once; a crashing case one error row."""
+def test_the_engines_run_auto_cases_whole(bench_env, tmp_path):
+    """--reps auto (the default) on --gpus and a local Dask cluster (the plain run:
+    test_graphrun): each case gets its rows together, numbered from 0, once; a crashing case
+    one error row."""
     pytest.importorskip("distributed")
     auto = {**RUN, "reps": "auto", "warmup": "auto", "case_time": 0.2,
             "algorithms": ["greedy", "test-exit"], "graphs": GRAPHS[:2]}  # fmt: skip
-    for name, engine in (("plain", {}), ("gpus", {"gpus": "0,1"}),
+    for name, engine in (("gpus", {"gpus": "0,1"}),
                          ("cluster", {"cluster": "local", "gpus": "0,1"})):  # fmt: skip
         frame = read(runner.run(out=tmp_path / f"{name}.csv", **engine, **auto).path)
         for (_, algorithm), case in frame.groupby(["graph", "algorithm"]):

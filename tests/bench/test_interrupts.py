@@ -50,7 +50,7 @@ def test_interrupted_at_random_moments_then_resumed_alone(bench_env, tmp_path):
             proc = gcbench(bench_env, "run", *ARGS, "--resume", str(out))
         else:
             proc = gcbench(bench_env, "run", *ARGS, "--out", str(out))
-        time.sleep(rng.uniform(0.15, 1.0))
+        time.sleep(rng.uniform(0.1, 0.8))
         if moment % 2:
             proc.send_signal(signal.SIGTERM)
         else:
