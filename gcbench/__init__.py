@@ -30,6 +30,10 @@ _LAZY = {
 }  # fmt: skip
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
 def __getattr__(name: str) -> Any:
     """The public names, imported on first use."""
     if name not in _LAZY:

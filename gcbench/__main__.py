@@ -11,13 +11,19 @@ def _early(signum: int, frame: object) -> None:
 
 
 def run() -> None:
-    """Take SIGINT and SIGTERM before anything loads, then hand over to the CLI (which takes
-    them over itself)."""
-    for stop in (signal.SIGINT, signal.SIGTERM):
+    """Take SIGINT and SIGTERM before anything loads, hand over to the CLI (which takes them
+    over itself), and ignore them once it is done: a late one must not print a traceback
+    while the interpreter shuts down."""
+    stops = (signal.SIGINT, signal.SIGTERM)
+    for stop in stops:
         signal.signal(stop, _early)
-    from gcbench.cli import main
+    try:
+        from gcbench.cli import main
 
-    main()
+        main()
+    finally:
+        for stop in stops:
+            signal.signal(stop, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

@@ -56,8 +56,8 @@ class _Group(click.Group):
     group_class = type  # subgroups (``list``) are _Groups, so their commands are _Commands
 
     def main(self, args: Sequence[str] | None = None, *pos: Any, **kwargs: Any) -> Any:
-        for stop in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, a batch scheduler's stop
-            signal.signal(stop, _stop)
+        stops = (signal.SIGINT, signal.SIGTERM)  # Ctrl-C, a batch scheduler's stop
+        previous = {stop: signal.signal(stop, _stop) for stop in stops}
         given = list(sys.argv[1:] if args is None else args)
         end = given.index("--") if "--" in given else len(given)
         debug = "--debug" in given[:end]
@@ -88,8 +88,8 @@ class _Group(click.Group):
                 + ("" if debug else " (a bug: rerun with --debug and report the traceback)"),
                 EXIT_BUG, debug,
             )  # fmt: skip
-        for stop in (signal.SIGINT, signal.SIGTERM):  # done: a late one must not print a trace
-            signal.signal(stop, signal.SIG_IGN)
+        for stop, handler in previous.items():  # the caller's again (gcbench.__main__: ignored)
+            signal.signal(stop, handler)
         sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 
@@ -412,23 +412,24 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
         click.echo(f"note: {summary.cached_note}")
     if summary.interrupted:
         rows = sum(summary.counts.values())
-        click.echo(f"interrupted; to finish, run: {_resume_command(summary.path, rows)}",
+        click.echo(f"interrupted; to finish, run: {_resume_command(summary.path, rows, command)}",
                    err=True)  # fmt: skip
     sys.exit(summary.exit_code)
 
 
 def _command_line() -> str:
-    """This gcbench invocation as a shell line (the CSV ``command`` column)."""
-    return shlex.join(["gcbench", *sys.argv[1:]])
+    """This gcbench invocation as a shell line (the CSV ``command`` column), without
+    ``--debug`` (how it reports, not what it runs: a resume must not inherit it)."""
+    return shlex.join(["gcbench", *(arg for arg in sys.argv[1:] if arg != "--debug")])
 
 
-def _resume_command(path: Path, rows: int) -> str:
+def _resume_command(path: Path, rows: int, command: str) -> str:
     """How to finish ``path``: ``--resume`` alone once it holds rows (they record the
-    command, docs/runner.md "Resume"), else this command with ``--resume`` for ``--out``."""
+    command, docs/runner.md "Resume"), else the run's ``command`` with ``--resume``."""
     if rows:
         return shlex.join(["gcbench", "run", "--resume", str(path)])
-    words = sys.argv[1:]
-    args = _without_invocation(words[words.index("run") + 1 :] if "run" in words else [])
+    words = shlex.split(command)
+    args = _without_invocation(words[2:]) if words[:2] == ["gcbench", "run"] else []
     return shlex.join(["gcbench", "run", *args, "--resume", str(path)])
 
 

@@ -35,7 +35,7 @@ from typing import Any
 from gcbench.bench.cost import largest_first
 from gcbench.bench.gpus import visible_list
 from gcbench.bench.graphrun import GraphRun, GraphWork, Settings, Sink
-from gcbench.bench.process import Interrupted
+from gcbench.bench.process import Interrupted, stop_signals_ignored
 from gcbench.bench.suite import Case
 from gcbench.bench.worker import GraphInfo, one_line
 from gcbench.errors import GcbenchError, SpecError
@@ -356,7 +356,9 @@ def connect(target: Target, backend: str) -> Iterator[Any]:
             _check_resources(client, target.address, backend)
             yield client
         return
-    with _local_cluster(target.gpus, backend) as cluster, Client(cluster) as client:
+    with stop_signals_ignored():  # its processes are born ignoring Ctrl-C (process.py)
+        cluster = _local_cluster(target.gpus, backend)
+    with cluster, Client(cluster) as client:
         yield client
 
 

@@ -21,11 +21,11 @@ from collections.abc import Sequence
 
 from gcbench.bench.cost import largest_first
 from gcbench.bench.graphrun import GraphRun, GraphWork, Settings, Sink
-from gcbench.bench.process import Interrupted
+from gcbench.bench.process import Interrupted, starts_on_main_thread
 from gcbench.errors import GpuUnavailableError, SpecError
 
 LIST_TIMEOUT_S = 30.0
-JOIN_POLL_S = 0.2  # the main thread wakes this often, so SIGINT's handler runs promptly
+JOIN_POLL_S = 0.05  # the main thread wakes this often: SIGINT's handler, workers to start
 
 
 def count_gpus() -> int | None:
@@ -120,11 +120,13 @@ def run_pool(
         threading.Thread(target=slot, args=(gpu,), name=f"gcbench-gpu-{gpu}", daemon=True)
         for gpu in gpus
     ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        while thread.is_alive():
-            thread.join(JOIN_POLL_S)
+    with starts_on_main_thread() as serve:  # every worker born ignoring Ctrl-C (process.py)
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            while thread.is_alive():
+                serve()
+                thread.join(JOIN_POLL_S)
     if failures:
         raise failures[0]
     if stop.is_set():

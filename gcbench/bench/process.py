@@ -9,22 +9,23 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import multiprocessing.spawn
 import os
+import queue
 import signal
-import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # the parent's to act on, never a worker's
-if multiprocessing.spawn.is_forking(sys.argv):
-    # This process is a worker being spawned (its target lives here, so this module loads
-    # first): the stop signals are the parent's, before the heavy imports below can be cut.
+if getattr(multiprocessing.current_process(), "_inheriting", False):
+    # This process is a worker being spawned (multiprocessing unpickles its target, which
+    # lives here, so this module loads first): the stop signals are the parent's, before the
+    # heavy imports below can be cut. A worker started from the main thread was born
+    # ignoring them already (:func:`stop_signals_ignored`).
     for _stop in STOP_SIGNALS:
         signal.signal(_stop, signal.SIG_IGN)
 
@@ -33,6 +34,64 @@ from gcbench.bench import worker  # noqa: E402 (after the worker's signals are s
 POLL_S = 0.2  # how often a wait checks for an interrupt
 STOP_GRACE_S = 5.0
 LOG_TAIL = 16384  # bytes of the worker's log read after a crash
+
+
+@contextlib.contextmanager
+def stop_signals_ignored() -> Iterator[None]:
+    """On the main thread, SIGINT and SIGTERM ignored for the block: processes started in it
+    are born ignoring them (an ignored disposition survives exec; a handler or a blocked mask
+    does not), so an interrupt sent to the process group while they start up is the parent's
+    alone. A signal that lands inside the block is lost: keep it to the few ms of a start.
+    Elsewhere, nothing (only the main thread may change dispositions)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {stop: signal.signal(stop, signal.SIG_IGN) for stop in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for stop, handler in previous.items():
+            signal.signal(stop, handler)
+
+
+class _Starts:
+    """Worker starts that other threads (``--gpus`` slots) hand to the main thread, so that
+    every worker is born ignoring the stop signals (:func:`starts_on_main_thread`)."""
+
+    def __init__(self) -> None:
+        self.pending: queue.SimpleQueue[tuple[Any, threading.Event, list[BaseException]]] = (
+            queue.SimpleQueue()
+        )
+        self.serving = False
+
+    def serve(self) -> None:
+        """Start every process asked for so far (the main thread calls this often)."""
+        while True:
+            try:
+                proc, done, errors = self.pending.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                with stop_signals_ignored():
+                    proc.start()
+            except BaseException as exc:  # the asking thread raises it
+                errors.append(exc)
+            done.set()
+
+
+_STARTS = _Starts()
+
+
+@contextlib.contextmanager
+def starts_on_main_thread() -> Iterator[Callable[[], None]]:
+    """While the block runs, workers started from other threads are started by the main
+    thread, which must call the yielded function often (it starts what was asked)."""
+    _STARTS.serving = True
+    try:
+        yield _STARTS.serve
+    finally:
+        _STARTS.serving = False
+        _STARTS.serve()
 
 
 class WorkerLost(Exception):
@@ -75,21 +134,19 @@ class WorkerProcess:
         child.close()
 
     def _start(self) -> None:
-        """Start the child born ignoring the stop signals (an ignored disposition survives
-        exec; a handler or a blocked mask does not): an interrupt sent to the process group
-        while it starts up is the parent's alone, which stops it (no KeyboardInterrupt
-        traceback, no row of a killed worker). The parent ignores them for the few ms of the
-        start. Only the main thread may change dispositions: from another (``--gpus``), the
-        child ignores them from the import of this module on."""
-        if threading.current_thread() is not threading.main_thread():
-            self.proc.start()
+        """Start the child born ignoring the stop signals (:func:`stop_signals_ignored`): on
+        the main thread, or handed to it while it serves starts (``--gpus``); a thread
+        without one (a Dask task's) starts it itself, and the child ignores them from the
+        import of this module on."""
+        if threading.current_thread() is threading.main_thread() or not _STARTS.serving:
+            with stop_signals_ignored():
+                self.proc.start()
             return
-        previous = {stop: signal.signal(stop, signal.SIG_IGN) for stop in STOP_SIGNALS}
-        try:
-            self.proc.start()
-        finally:
-            for stop, handler in previous.items():
-                signal.signal(stop, handler)
+        done, errors = threading.Event(), []
+        _STARTS.pending.put((self.proc, done, errors))
+        done.wait()  # the main thread serves it, at the latest when it stops serving
+        if errors:
+            raise errors[0]
 
     def send(self, job: Any) -> None:
         try:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gcbench.errors import InputError, OutputError, os_reason
-from gcbench.outputs import make_parent
+from gcbench.outputs import make_parent, replaced
 
 SCHEMA_VERSION = 3
 
@@ -371,21 +371,24 @@ def recorded_command(path: Path) -> str:
     return "" if first is None else first["command"]
 
 
-def drop_cases(path: Path, statuses: Iterable[str]) -> int:
-    """Remove from the results file ``path`` (and its trace file) every row of each case that
-    has a row of one of ``statuses`` (``--retry``: those cases run again, whole); each file is
-    rewritten beside itself and renamed over it, so it is never half-rewritten. Returns the
+def drop_cases(path: Path, statuses: Iterable[str], cases: set[Key]) -> int:
+    """Remove from the results file ``path`` (and its trace file) every row of each case of
+    ``cases`` (keys without rep: those the run will run) that has a row of one of
+    ``statuses`` (``--retry``: those cases run again, whole). Each file is rewritten beside
+    itself and renamed over it, the trace file first (a stop between the two leaves the
+    results whole and the case to run again), so neither is ever half-rewritten. Returns the
     result rows removed."""
     wanted = set(statuses)
     recorded_command(path)  # a file of this schema, with its last line whole
     with open(path, newline="", encoding="utf-8") as handle:
-        failed = {row_key(row)[:-1] for row in csv.DictReader(handle) if row["status"] in wanted}
+        failed = {
+            row_key(row)[:-1] for row in csv.DictReader(handle) if row["status"] in wanted
+        } & cases  # fmt: skip
     if not failed:
         return 0
-    removed = _rewrite(path, COLUMNS, failed)
     if trace_path(path).is_file():
         _rewrite(trace_path(path), TRACE_COLUMNS, failed)
-    return removed
+    return _rewrite(path, COLUMNS, failed)
 
 
 def _rewrite(path: Path, columns: tuple[str, ...], cases: set[Key]) -> int:
@@ -393,15 +396,12 @@ def _rewrite(path: Path, columns: tuple[str, ...], cases: set[Key]) -> int:
     with open(path, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     kept = [row for row in rows if row_key(row)[:-1] not in cases]
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(temporary, "w", newline="", encoding="utf-8") as out:
+        with replaced(path) as partial, open(partial, "w", newline="", encoding="utf-8") as out:
             writer = csv.DictWriter(out, columns, lineterminator="\n")
             writer.writeheader()
             writer.writerows(kept)
-        os.replace(temporary, path)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
         raise OutputError(f"--retry: cannot rewrite {path}: {os_reason(exc, path)}") from None
     return len(rows) - len(kept)
 

@@ -247,6 +247,8 @@ def plan(
     opts = replace(options or RunOptions(), **changes).checked()
     if opts.out is not None and opts.resume is None:
         require_parent(Path(opts.out))
+    elif opts.out is not None and Path(opts.out).resolve() != Path(opts.resume).resolve():
+        raise SpecError(f"--out {opts.out} and --resume {opts.resume} differ; --resume appends")
     load_plugins()
     the_suite = build_suite(opts)
     shard = None if opts.shard is None else parse_shard(opts.shard)
@@ -345,7 +347,8 @@ def _record(opts: RunOptions, the_plan: Plan, engine: Engine) -> RunSummary:
     path = _results_path(the_plan.name, opts.out, opts.resume)
     resume = opts.resume is not None
     if opts.retry and path.is_file():
-        drop_cases(path, opts.retry)
+        keys = {case.case_key(g) for case in cases for g in (case.graph, case.standin) if g}
+        drop_cases(path, opts.retry, keys)
     results = ResultsFile(path, resume=resume)
     traces = None
     summary = RunSummary(path, None, the_plan.choice.backend, len(cases))
@@ -448,9 +451,7 @@ def prefetch(specs: Iterable[str]) -> list[str]:
 
 def _results_path(name: str, out: str | Path | None, resume: str | Path | None) -> Path:
     if resume is not None:
-        if out is not None and Path(out) != Path(resume):
-            raise SpecError(f"--out {out} and --resume {resume} differ; --resume appends to FILE")
-        return Path(resume)
+        return Path(resume)  # plan() refused an --out that names another file
     return Path(out) if out is not None else default_out(name)  # results/ is made if missing
 
 

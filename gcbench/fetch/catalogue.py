@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import importlib
+import importlib.util
 import os
 import sys
 import threading
@@ -109,22 +110,32 @@ def _via_ssgetpy(name: str) -> list[Matrix] | None:
 
 
 def _ssgetpy_config() -> None:
-    """Load ssgetpy's configuration with its directory in gcbench's data directory: it makes
-    ``$HOME/.ssgetpy`` at import, and gcbench writes only where ``GCBENCH_DATA`` says
-    (issue 32). ``HOME`` points there for that import alone."""
+    """Load ssgetpy's configuration module alone, with its directory in gcbench's data
+    directory: it makes ``$HOME/.ssgetpy`` when loaded, and gcbench writes only where
+    ``GCBENCH_DATA`` says (issue 32). ``HOME`` points there for that one file's execution
+    (the package itself, which downloads its index, is imported afterwards)."""
     if "ssgetpy.config" in sys.modules:
         return
+    package = importlib.util.find_spec("ssgetpy")
+    if package is None or not package.submodule_search_locations:
+        return
+    path = Path(next(iter(package.submodule_search_locations))) / "config.py"
+    spec = importlib.util.spec_from_file_location("ssgetpy.config", path)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
     home = data_dir() / "ssgetpy"
     home.mkdir(parents=True, exist_ok=True)
     previous = os.environ.get("HOME")
     os.environ["HOME"] = str(home)
     try:
-        importlib.import_module("ssgetpy.config")
+        spec.loader.exec_module(module)
     finally:
         if previous is None:
             os.environ.pop("HOME", None)
         else:
             os.environ["HOME"] = previous
+    sys.modules["ssgetpy.config"] = module
 
 
 def _import_ssgetpy() -> object | None:
