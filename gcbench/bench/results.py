@@ -16,7 +16,8 @@ import subprocess
 import sys
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -338,13 +339,7 @@ class ResultsFile(_Appender):
         super().__init__(path, COLUMNS, "the results file")
 
     def _read_existing(self, path: Path) -> None:
-        if not path.is_file():
-            raise InputError(f"--resume {path}: no such file; start a new run with --out {path}")
-        repair_last_line(path)
-        with open(path, newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            if reader.fieldnames is not None and tuple(reader.fieldnames) != COLUMNS:
-                raise InputError(f"--resume {path}: {schema_mismatch(reader.fieldnames)}")
+        with _resumable(path) as reader:
             for row in reader:
                 key = row_key(row)
                 self.recorded.add(key)
@@ -357,9 +352,10 @@ class ResultsFile(_Appender):
 RETRYABLE: tuple[str, ...] = ("error", "timeout", "oom", "invalid", "unsupported")
 
 
-def recorded_command(path: Path) -> str:
-    """The ``command`` of the first row of the results file ``path`` (the run that started
-    it); "" when it has no row. One-line InputErrors for a missing or foreign file."""
+@contextmanager
+def _resumable(path: Path) -> Iterator[csv.DictReader]:
+    """The rows of the results file ``path``, its last line made whole first; one-line
+    InputErrors for a missing file or one of another schema."""
     if not path.is_file():
         raise InputError(f"--resume {path}: no such file; start a new run with --out {path}")
     repair_last_line(path)
@@ -367,6 +363,13 @@ def recorded_command(path: Path) -> str:
         reader = csv.DictReader(handle)
         if reader.fieldnames is not None and tuple(reader.fieldnames) != COLUMNS:
             raise InputError(f"--resume {path}: {schema_mismatch(reader.fieldnames)}")
+        yield reader
+
+
+def recorded_command(path: Path) -> str:
+    """The ``command`` of the first row of the results file ``path`` (the run that started
+    it); "" when it has no row. One-line InputErrors for a missing or foreign file."""
+    with _resumable(path) as reader:
         first = next(reader, None)
     return "" if first is None else first["command"]
 
