@@ -174,8 +174,7 @@ class GraphRun:
         each repetition left (one row, the next rep, for a case whose count the protocol
         decides)."""
         for item in left:
-            to_go = item.left() if item.reps is not None else [len(item.rows)]
-            item.rows.extend(({**self.failure, "rep": rep}, None) for rep in to_go)
+            item.rows.extend(({**self.failure, "rep": rep}, None) for rep in item.to_go())
             self._finish(item)
 
     def _finish(self, item: _Pending) -> None:
@@ -214,9 +213,8 @@ class GraphRun:
         except WorkerLost as lost:
             self.worker.kill()
             self.worker = None
-            to_go = item.left() if item.reps is not None else [len(item.rows)]
             item.rows.extend(({"rep": r, "status": lost.status, "error": lost.message}, None)
-                             for r in to_go)  # fmt: skip
+                             for r in item.to_go())  # fmt: skip
             item.finished = True
 
 
@@ -245,7 +243,10 @@ class _Pending:
         self.flags.update(outcome.flags)
         self.finished = outcome.finished
 
-    def left(self) -> list[int]:
-        """The fixed repetitions not recorded yet."""
+    def to_go(self) -> list[int]:
+        """The repetitions a failure stands for: the fixed ones not recorded yet, or, for a
+        case whose count the protocol decides, the next one."""
+        if self.reps is None:
+            return [len(self.rows)]
         done = {fields["rep"] for fields, _ in self.rows}
-        return [rep for rep in self.reps or () if rep not in done]
+        return [rep for rep in self.reps if rep not in done]

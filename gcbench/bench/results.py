@@ -382,22 +382,24 @@ def drop_cases(path: Path, statuses: Iterable[str], cases: set[Key]) -> int:
     results whole and the case to run again), so neither is ever half-rewritten. Returns the
     result rows removed."""
     wanted = set(statuses)
-    recorded_command(path)  # a file of this schema, with its last line whole
-    with open(path, newline="", encoding="utf-8") as handle:
-        failed = {
-            row_key(row)[:-1] for row in csv.DictReader(handle) if row["status"] in wanted
-        } & cases  # fmt: skip
+    with _resumable(path) as reader:  # a file of this schema, its last line whole
+        rows = list(reader)
+    failed = {row_key(row)[:-1] for row in rows if row["status"] in wanted} & cases
     if not failed:
         return 0
-    if trace_path(path).is_file():
-        _rewrite(trace_path(path), TRACE_COLUMNS, failed)
-    return _rewrite(path, COLUMNS, failed)
+    traces = trace_path(path)
+    if traces.is_file():
+        with open(traces, newline="", encoding="utf-8") as handle:
+            trace = list(csv.DictReader(handle))
+        _write_without(traces, TRACE_COLUMNS, trace, failed)
+    return _write_without(path, COLUMNS, rows, failed)
 
 
-def _rewrite(path: Path, columns: tuple[str, ...], cases: set[Key]) -> int:
-    """``path`` without the rows of ``cases`` (keys without rep), renamed into place."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+def _write_without(
+    path: Path, columns: tuple[str, ...], rows: list[dict[str, str]], cases: set[Key]
+) -> int:
+    """Write ``rows`` but those of ``cases`` (keys without rep) to ``path``, renamed into
+    place; returns how many were left out."""
     kept = [row for row in rows if row_key(row)[:-1] not in cases]
     try:
         with replaced(path) as partial, open(partial, "w", newline="", encoding="utf-8") as out:

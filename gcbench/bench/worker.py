@@ -45,9 +45,9 @@ class LoadJob:
 @dataclass(frozen=True)
 class CaseJob:
     """Visit one case as ``sampling`` says: its warm-up, then one recorded run per entry of
-    ``reps``, or, with ``reps`` None, as many as the visit asks for, numbered from
-    ``first_rep``; ``history`` and ``spent_s`` are the case's times and seconds from its
-    earlier visits, ``visit`` counts them."""
+    ``reps``, or, with ``reps`` None, as many as the visit asks for, numbered on from the
+    case's earlier ones; ``history`` and ``spent_s`` are the case's times and seconds from
+    its earlier visits, ``visit`` counts them."""
 
     algorithm: str
     params: dict[str, Any]

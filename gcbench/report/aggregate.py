@@ -201,8 +201,9 @@ def provenance(rows: pd.DataFrame) -> str:
     return " · ".join(p for p in parts if p)
 
 
-def _matching(summary: pd.DataFrame, name: str) -> pd.Series:
-    """Rows of the baseline ``name``: an algorithm, a configuration or a group label."""
+def matching(summary: pd.DataFrame, name: str) -> pd.Series:
+    """Rows that ``name`` names (a baseline, compare's --a and --b): an algorithm, a
+    configuration or a group label."""
     for column in ("algorithm", "config", "label"):
         hit = summary[column] == name
         if hit.any():
@@ -224,7 +225,7 @@ def choose_baseline(summary: pd.DataFrame, requested: str | None) -> tuple[str |
     best configuration's median time is largest (ties: by name).
     """
     if requested is not None:
-        if not _matching(summary, requested).any():
+        if not matching(summary, requested).any():
             known = ", ".join(sorted(summary["algorithm"].unique()))
             raise InputError(
                 f"baseline {requested!r} is not in the results (algorithms: {known});"
@@ -275,7 +276,7 @@ def add_comparisons(summary: pd.DataFrame, baseline: str | None) -> list[str]:
     summary[["speedup", "speedup_ci_low", "speedup_ci_high"]] = np.nan
     if baseline is None:
         return notes
-    mask = _matching(summary, baseline)
+    mask = matching(summary, baseline)
     base = _best_time_per_graph(summary, mask)
     summary["speedup"] = summary["graph"].map(base) / summary["time_ms"]
     timed = summary[mask].dropna(subset=["time_ms"])

@@ -24,10 +24,10 @@ from gcbench.algorithms.registry import requested_params
 from gcbench.errors import InputError, shown
 from gcbench.grammar import share
 from gcbench.report.aggregate import (
-    _matching,
     config_label,
     flag_union,
     group_label,
+    matching,
     provenance,
 )
 from gcbench.report.load import COUNT_SETUP, TIMING, read_results
@@ -297,7 +297,7 @@ def _two_configs(path: Path, a: str, b: str, threshold: float) -> Comparison:
     named["label"] = group_label(named["config"], named["block_size"])
     masks = {}
     for option, name in (("--a", a), ("--b", b)):
-        masks[option] = _matching(named, name)
+        masks[option] = matching(named, name)
         if not masks[option].any():
             known = ", ".join(sorted(named["algorithm"].unique()))
             raise InputError(
