@@ -17,7 +17,7 @@ from gcbench import algorithms
 from gcbench.algorithms.execute import Prepared, Repetition, prime, repetitions, run_timed, setup
 from gcbench.algorithms.registry import Coloring, parse_param_string
 from gcbench.algorithms.sampling import Sampling
-from gcbench.validation import Validation
+from gcbench.algorithms.validation import Validation
 
 # The seeds' benchmark graphs as generated stand-ins (issues 4 and 5; issue 6 takes a subset).
 LARGE_GRAPHS = (

@@ -29,8 +29,8 @@ from _common import header, time_case
 from gcbench import load_graph
 from gcbench.algorithms.execute import prepare
 from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.levels import LevelMeter, LevelMetrics
 from gcbench.errors import GcbenchError
-from gcbench.levels import LevelMeter, LevelMetrics
 
 GRAPHS = (
     "gen:grid2d?side=2048",

@@ -19,7 +19,7 @@ import time
 import gcbench
 from gcbench.bench.suite import load_suite
 from gcbench.errors import SpecError
-from gcbench.sources import load_graph
+from gcbench.graphs.sources import load_graph
 
 SPECS = ("gen:rgg?scale=22", "gen:kron?scale=20&edgefactor=48", "gen:delaunay?scale=20")
 

@@ -7,11 +7,11 @@ resident set is reset (``/proc/self/clear_refs``), and the child reports wall ti
 what the call itself needed beyond its input.
 
 - ``build``: normalising generated edges (kron 21/48: 10⁸ entries; kron 22/43: 1.8·10⁸)
-  with ``gcbench.graph.from_edges`` and with the scipy route the issue compares against (COO →
-  CSR on boolean data, then A + Aᵀ). ``--gcbench PATH`` measures another checkout's
+  with ``gcbench.graphs.graph.from_edges`` and with the scipy route the issue compares
+  against (COO → CSR on boolean data, then A + Aᵀ). ``--gcbench PATH`` measures another checkout's
   ``from_edges`` as well (e.g. the code before a change), put first on ``sys.path``.
-- ``validate``: ``gcbench.validation.validate`` on kron 21/48 (1.8·10⁸ stored entries) with a
-  random coloring (and another checkout's, with ``--gcbench``).
+- ``validate``: ``gcbench.algorithms.validation.validate`` on kron 21/48 (1.8·10⁸ stored
+  entries) with a random coloring (and another checkout's, with ``--gcbench``).
 - ``estimates``: for each generator family and the readers, the estimate gcbench checks
   against the budget next to the measured peak of the same work, uncached into a temporary
   data directory (generation, normalisation and the npz cache write).
@@ -78,8 +78,8 @@ def _measure(call) -> dict:
 
 
 def _kron_edges(spec: str):
-    from gcbench.generators import get_family
-    from gcbench.sources import parse_spec
+    from gcbench.graphs.generators import get_family
+    from gcbench.graphs.sources import parse_spec
 
     parsed = parse_spec("gen:" + spec)
     return get_family(parsed.name).build(**parsed.params)
@@ -98,7 +98,7 @@ def child_build(spec: str, method: str) -> dict:
             s = a + a.T
             return int(s.nnz)
     else:
-        from gcbench.graph import from_edges
+        from gcbench.graphs.graph import from_edges
 
         from_edges(3, np.array([0, 1], rows.dtype), np.array([1, 2], rows.dtype))  # compile
 
@@ -113,8 +113,8 @@ def child_build(spec: str, method: str) -> dict:
 def child_validate(spec: str) -> dict:
     import numpy as np
 
-    from gcbench.graph import from_edges
-    from gcbench.validation import validate
+    from gcbench.algorithms.validation import validate
+    from gcbench.graphs.graph import from_edges
 
     edges = _kron_edges(spec)
     graph = from_edges(edges.n, edges.rows, edges.cols)
@@ -130,7 +130,7 @@ def child_estimate(spec: str, data_dir: str) -> dict:
     """Peak of loading ``spec`` (a gen: spec or a file) uncached, and the largest estimate
     gcbench checked against the budget on the way (recorded by wrapping memory.require)."""
     from gcbench import memory
-    from gcbench.sources import load_graph
+    from gcbench.graphs.sources import load_graph
 
     load_graph("gen:cycle?n=5", data_dir=data_dir)  # compile the numba kernels first
     checked = []
@@ -204,8 +204,8 @@ def _write_files(directory: Path) -> list[str]:
     """The same graph (rgg 2^20) in every file format, for the readers' estimates."""
     import numpy as np
 
-    from gcbench.formats import save_cache, write_dimacs, write_edgelist, write_mtx
-    from gcbench.generators import rgg
+    from gcbench.graphs.formats import save_cache, write_dimacs, write_edgelist, write_mtx
+    from gcbench.graphs.generators import rgg
 
     graph = rgg(20)
     paths = []

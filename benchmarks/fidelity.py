@@ -21,8 +21,8 @@ from _common import back_to_back
 from gcbench import algorithms, load_graph
 from gcbench.algorithms import execute
 from gcbench.bench.runner import choose_device, run
+from gcbench.graphs.sources import canonical_spec
 from gcbench.report import report
-from gcbench.sources import canonical_spec
 
 CUSPARSE_GRAPHS = ("gen:rgg?scale=20", "gen:grid2d?side=2048", "gen:rgg?scale=22",
                    "gen:rgg?scale=24", "gen:kron?scale=18")  # fmt: skip

@@ -18,15 +18,15 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from gcbench import algorithms
+    from gcbench.algorithms.validation import Validation, validate
     from gcbench.api import ColorResult, GraphStats, color, info, load_graph
-    from gcbench.graph import Graph
-    from gcbench.validation import Validation, validate
+    from gcbench.graphs.graph import Graph
 
 _LAZY = {
     "algorithms": "gcbench.algorithms", "ColorResult": "gcbench.api",
     "GraphStats": "gcbench.api", "color": "gcbench.api", "info": "gcbench.api",
-    "load_graph": "gcbench.api", "Graph": "gcbench.graph", "Validation": "gcbench.validation",
-    "validate": "gcbench.validation",
+    "load_graph": "gcbench.api", "Graph": "gcbench.graphs.graph",
+    "Validation": "gcbench.algorithms.validation", "validate": "gcbench.algorithms.validation",
 }  # fmt: skip
 
 

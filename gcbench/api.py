@@ -1,5 +1,5 @@
 """The library calls underneath the CLI: load a graph, describe it, color it, validate a
-coloring."""
+coloring, and what a coloring does for a triangular solve (``gcbench levels``)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,17 @@ from typing import Any
 import numpy as np
 
 from gcbench import algorithms, grammar
+from gcbench.algorithms import devices
+from gcbench.algorithms import levels as levels_
 from gcbench.algorithms.execute import measure, prepare
 from gcbench.algorithms.registry import AlgorithmSpec
 from gcbench.algorithms.sampling import Sampling
-from gcbench.errors import GpuUnavailableError, SpecError
-from gcbench.graph import Graph, Normalisation
-from gcbench.sources import load_graph
-from gcbench.validation import Validation
+from gcbench.algorithms.validation import Validation
+from gcbench.errors import GcbenchError, GpuUnavailableError, SpecError
+from gcbench.graphs.graph import Graph, Normalisation
+from gcbench.graphs.sources import load_graph
 
-__all__ = ["ColorResult", "GraphStats", "color", "info", "load_graph"]
+__all__ = ["ColorResult", "GraphStats", "LevelReport", "color", "info", "levels", "load_graph"]
 
 
 @dataclass(frozen=True)
@@ -125,13 +127,9 @@ def configure(
             "algorithms that exist for both (auto)"
         )
     resolved = spec.resolve_params(params or {})
-    if spec.backend == "gpu":
-        from gcbench.algorithms.gpu import runtime
-
-        try:
-            runtime.cupy()
-        except GpuUnavailableError as exc:
-            raise GpuUnavailableError(_without_gpu(spec.name, str(exc))) from None
+    problem = devices.get(spec.backend).problem()
+    if problem is not None:
+        raise GpuUnavailableError(_without_gpu(spec.name, problem))
     return spec, resolved
 
 
@@ -163,10 +161,57 @@ def _backend(algorithm: str, device: str) -> str | None:
         raise SpecError(f"device {device!r}: choose gpu, cpu or auto")
     if len(algorithms.backends(algorithm)) == 1:
         return None
-    from gcbench.algorithms.gpu import runtime
+    return "gpu" if devices.usable("gpu") else "cpu"
 
-    try:
-        runtime.cupy()
-    except GpuUnavailableError:
-        return "cpu"
-    return "gpu"
+
+@dataclass(frozen=True)
+class LevelReport:
+    """``gcbench levels``: the matrix, the coloring that reorders it, and its metrics.
+    ``solve_note`` says why the solve was not timed (else "")."""
+
+    graph: Graph
+    algorithm: str
+    params: dict[str, Any]
+    colors: int
+    metrics: levels_.LevelMetrics
+    solve_reps: int
+    solve_warmup: int
+    solve_note: str = ""
+
+
+def levels(
+    matrix: Graph | str,
+    algorithm: str,
+    *,
+    block_size: int | None = None,
+    device: str = "auto",
+    solve: bool | None = None,
+    reps: int = levels_.SOLVE_REPS,
+    warmup: int = levels_.SOLVE_WARMUP,
+    **params: Any,
+) -> LevelReport:
+    """Color ``matrix`` (a Graph or spec) with ``algorithm`` (as :func:`gcbench.color`, one
+    validated run) and measure the levels of the natural and the color-ordered lower triangle;
+    the solves are timed when ``solve`` (default: when a GPU is usable), ``reps`` times after
+    ``warmup``. An invalid coloring is an error (nothing to reorder by)."""
+    graph = load_graph(matrix) if isinstance(matrix, str) else matrix
+    result = color(graph, algorithm, block_size=block_size, warmup=0, reps=1, device=device,
+                   **params)  # fmt: skip
+    note = ""
+    if solve is None:
+        problem = devices.get("gpu").problem()
+        solve = problem is None
+        if problem is not None:
+            note = f"not timed: {problem.split(';')[0]}"
+    elif not solve:
+        note = "not timed (--no-solve)"
+    v = result.validation
+    if not v.valid:
+        raise GcbenchError(
+            f"{algorithm} gave an invalid coloring of {graph.name} ({v.conflicts} conflicts, "
+            f"{v.uncolored} uncolored): nothing to reorder by"
+        )
+    metrics = levels_.LevelMeter(graph, solve=solve, reps=reps, warmup=warmup).measure(
+        result.colors
+    )
+    return LevelReport(graph, algorithm, result.params, v.colors, metrics, reps, warmup, note)

@@ -581,7 +581,7 @@ def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
     Exits 1 if any graph could not be fetched, 2 on bad usage.
     """
     from gcbench.bench.suite import remote_specs
-    from gcbench.fetch import failure_lines, fetch_all
+    from gcbench.graphs.fetch import failure_lines, fetch_all
 
     if not specs and not suite:
         raise click.UsageError("give graph specs (ss:GROUP/NAME, snap:NAME) or --suite NAME")
@@ -603,7 +603,7 @@ def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
 @list_.command(name="graphs")
 def list_graphs() -> None:
     """Cached graphs: spec, vertices, edges, size on disk and where they came from."""
-    from gcbench.fetch import cached_graphs
+    from gcbench.graphs.fetch import cached_graphs
     from gcbench.memory import format_bytes
     from gcbench.resources import data_dir
 
@@ -628,11 +628,11 @@ def cache_(specs: tuple[str, ...], clear: bool, older_than: float | None) -> Non
     remove them (docs/fetch.md)."""
     import time
 
-    from gcbench.fetch import cached_graphs
-    from gcbench.fetch.listing import last_used, remove
+    from gcbench.graphs.fetch import cached_graphs
+    from gcbench.graphs.fetch.listing import last_used, remove
+    from gcbench.graphs.sources import canonical_spec
     from gcbench.memory import format_bytes
     from gcbench.resources import data_dir
-    from gcbench.sources import canonical_spec
 
     graphs = cached_graphs()
     if specs:
@@ -720,8 +720,8 @@ def levels_(matrix: str, algorithms: tuple[str, ...], params: dict[str, tuple[st
     """Levels of a level-scheduled lower-triangular solve of MATRIX, natural vs reordered by
     ALGO's color classes, and (with a GPU) the time of cuSPARSE's solve on both."""
     from gcbench.algorithms import canonical_params
+    from gcbench.api import levels as report
     from gcbench.bench.plugins import load_plugins
-    from gcbench.levels import report
 
     algorithm, chosen, block_size = _one_configuration(
         algorithms, params, block_sizes, "levels reorders by one coloring"

@@ -21,12 +21,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gcbench.errors import InputError, InsufficientMemoryError, excerpt
-
-if TYPE_CHECKING:
-    from gcbench.graph import Graph
 
 ENV = "GCBENCH_MAX_MEMORY"
 GPU_ENV = "GCBENCH_MAX_GPU_MEMORY"
@@ -34,9 +30,10 @@ MEMINFO = Path("/proc/meminfo")
 _UNITS = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4}
 _SIZE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*([KMGT]?)(?:I?B)?", re.IGNORECASE)
 
-# Peak bytes of gcbench.graph.from_edges beyond its input (gcbench/_normalise.py): a uint32
-# key per direction of each entry, two int64 arrays of n + 1 (row starts, indptr), and per
-# numba thread at most one radix scratch of RADIX_MAX keys.
+# Peak bytes of gcbench.graphs.graph.from_edges beyond its input
+# (gcbench/graphs/_normalise.py): a uint32 key per direction of each entry, two int64 arrays
+# of n + 1 (row starts, indptr), and per numba thread at most one radix scratch of RADIX_MAX
+# keys.
 BUILD_BYTES_PER_ENTRY = 8
 BUILD_BYTES_PER_VERTEX = 16
 BUILD_SCRATCH_PER_THREAD = 4 << 22
@@ -125,15 +122,16 @@ def check_device(needed_bytes: int, free_bytes: int, what: str) -> None:
         )
 
 
-def estimate_upload_bytes(graph: Graph) -> int:
-    """Bytes of the int32 CSR the GPU runtime uploads: offsets (n + 1), indices (nnz), colors
-    (n). Algorithms' own scratch comes on top; see each algorithm's page."""
-    return 4 * (graph.n + 1) + 4 * graph.nnz + 4 * graph.n
+def estimate_upload_bytes(n: int, nnz: int) -> int:
+    """Bytes of the int32 CSR the GPU runtime uploads for ``n`` vertices and ``nnz`` stored
+    entries: offsets (n + 1), indices (nnz), colors (n). Algorithms' own scratch comes on
+    top; see each algorithm's page."""
+    return 4 * (n + 1) + 4 * nnz + 4 * n
 
 
 def build_bytes(n: int, entries: int) -> int:
-    """Peak bytes of :func:`gcbench.graph.from_edges` on ``entries`` pairs and ``n`` vertices,
-    beyond the input arrays themselves, plus :data:`HEADROOM`."""
+    """Peak bytes of :func:`gcbench.graphs.graph.from_edges` on ``entries`` pairs and ``n``
+    vertices, beyond the input arrays themselves, plus :data:`HEADROOM`."""
     import numba
 
     return (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import gcbench
-from gcbench.graph import from_edges
+from gcbench.graphs.graph import from_edges
 
 
 def test_info_of_a_graph_counts_degrees_and_normalisation():

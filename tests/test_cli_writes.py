@@ -12,7 +12,7 @@ import pytest
 
 from gcbench.bench import runner
 from gcbench.bench.progress import Display
-from gcbench.fetch import cached_graphs
+from gcbench.graphs.fetch import cached_graphs
 
 CPU = ["--device", "cpu", "--quiet"]
 

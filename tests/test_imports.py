@@ -156,11 +156,17 @@ def test_gcbench_has_no_import_cycle():
 
 def test_the_walk_sees_function_local_and_package_imports():
     edges = import_graph(ROOT, "gcbench")
-    assert "gcbench.fetch" in edges["gcbench.sources"]  # function-local, in load_graph
-    assert "gcbench.fetch" in edges["gcbench.bench.suite"]  # through gcbench.fetch.remote
+    assert (
+        "gcbench.graphs.fetch" in edges["gcbench.graphs.sources"]
+    )  # function-local, in load_graph
+    assert (
+        "gcbench.graphs.fetch" in edges["gcbench.bench.suite"]
+    )  # through gcbench.graphs.fetch.remote
     assert "gcbench.algorithms.cpu.greedy" in edges["gcbench.algorithms"]  # the registry
     assert "gcbench.report" not in edges["gcbench.report.tables"]  # TYPE_CHECKING only
-    assert "gcbench.fetch" not in edges["gcbench.fetch.batch"]  # its own package, implied
+    assert (
+        "gcbench.graphs.fetch" not in edges["gcbench.graphs.fetch.batch"]
+    )  # its own package, implied
 
 
 @pytest.mark.parametrize(

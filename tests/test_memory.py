@@ -13,11 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gcbench import generators, memory
+from gcbench import memory
 from gcbench.bench.worker import classify
 from gcbench.errors import GcbenchError, InputError, InsufficientMemoryError
-from gcbench.graph import from_edges
-from gcbench.sources import load_graph
+from gcbench.graphs import generators
+from gcbench.graphs.graph import from_edges
+from gcbench.graphs.sources import load_graph
 
 GIB = 1 << 30
 
@@ -106,7 +107,7 @@ def test_the_error_is_a_gcbench_error_and_a_memory_error_the_runner_calls_oom():
 
 def test_check_device_and_upload_estimate():
     graph = from_edges(5, [0, 1, 2], [1, 2, 3])
-    needed = memory.estimate_upload_bytes(graph)
+    needed = memory.estimate_upload_bytes(graph.n, graph.nnz)
     assert needed == 4 * (graph.n + 1) + 4 * graph.nnz + 4 * graph.n
     memory.check_device(needed, needed, "g")
     with pytest.raises(InsufficientMemoryError) as info:
@@ -160,7 +161,7 @@ _CHILD = textwrap.dedent(
     """
     import json, sys
     from gcbench import memory
-    from gcbench.sources import load_graph
+    from gcbench.graphs.sources import load_graph
 
     def status(field):
         for line in open("/proc/self/status"):
@@ -190,7 +191,7 @@ def _can_reset_peak() -> bool:
 
 
 def _write_graph_files(directory: Path) -> dict[str, Path]:
-    from gcbench.formats import save_cache, write_dimacs, write_edgelist, write_mtx
+    from gcbench.graphs.formats import save_cache, write_dimacs, write_edgelist, write_mtx
 
     graph = generators.rgg(17)
     paths = {suffix: directory / f"g.{suffix}" for suffix in ("mtx", "txt", "col", "npz")}

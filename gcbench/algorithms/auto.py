@@ -19,11 +19,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from types import MappingProxyType, ModuleType
+from types import MappingProxyType
 from typing import Any
 
-import numpy as np
-
+from gcbench.algorithms import devices
 from gcbench.algorithms.registry import (
     CHOICE,
     REDUCE_MODES,
@@ -55,16 +54,6 @@ class Features:
     def skew(self) -> float:
         """Maximum over mean degree (1 for a graph without edges)."""
         return self.max_degree / self.mean_degree if self.nnz else 1.0
-
-
-def features(indptr: Any, xp: ModuleType) -> Features:
-    """The features of a CSR graph from its offsets alone (``xp`` = numpy for a host graph,
-    cupy for a device one): one pass over the n degrees and a single copy of two numbers."""
-    n = int(indptr.shape[0]) - 1
-    if n <= 0:
-        return Features(0, 0, 0)
-    nnz, max_degree = xp.stack([indptr[-1], xp.diff(indptr).max()]).tolist()
-    return Features(n, int(nnz), int(max_degree))
 
 
 @dataclass(frozen=True)
@@ -155,43 +144,10 @@ def recorded(objective: str, reduce: str, pick: Pick, params: Mapping[str, Any])
     return out
 
 
-@dataclass(frozen=True)
-class _Probe:
-    """Per device graph, made in setup: the max-degree slot, the pinned host word it is read
-    into, and the pass's launch shape."""
-
-    slot: Any
-    host: Any
-    grid: int
-
-    @classmethod
-    def make(cls, handle: Any) -> _Probe:
-        from cupyx import empty_pinned
-
-        from gcbench.algorithms.gpu import runtime
-
-        grid = min(runtime.grid_for(handle.n, 256), runtime.persistent_grid(256))
-        return cls(runtime.scalar_counter(), empty_pinned(1, dtype=np.int32), grid)
-
-
-def _features_of(handle: Any, backend: str) -> Features:
-    """The features, inside the timed call: on the GPU one pass of ``kernels/features.cu``
-    into the graph's word and a 4-byte read into pinned memory (a memset, a launch, a copy:
-    0.015 ms less than a fresh ``cupy.zeros`` and ``.get()`` per call on an H100, and 0.1 ms
-    less than CuPy's generic diff and max; docs/auto.md)."""
-    if backend == "cpu":
-        return features(handle.indptr, np)
-    from gcbench.algorithms.gpu import runtime
-
-    if handle.n == 0:
-        return Features(0, 0, 0)
-    probe = handle.extra("auto", _Probe.make)
-    probe.slot.data.memset_async(0, 4)
-    runtime.kernel("features", "max_degree")(
-        (probe.grid,), (256,), (np.int32(handle.n), handle.indptr, probe.slot)
-    )
-    probe.slot.get(out=probe.host)  # blocking: returns once the pass and the copy are done
-    return Features(handle.n, handle.nnz, int(probe.host[0]))
+def features(handle: Any, backend: str) -> Features:
+    """The features, inside the timed call, computed on the backend's side (on the GPU one
+    pass of ``kernels/features.cu`` and a 4-byte read; docs/auto.md, "The rule")."""
+    return Features(*devices.get(backend).degrees(handle))
 
 
 def _runner(backend: str):  # type: ignore[no-untyped-def]
@@ -202,7 +158,7 @@ def _runner(backend: str):  # type: ignore[no-untyped-def]
         (``block_size`` is the choice's; the one passed in is ignored)."""
         from gcbench.algorithms.execute import invoke
 
-        pick = choose(_features_of(handle, backend), objective, backend)
+        pick = choose(features(handle, backend), objective, backend)
         spec, params = _chosen(pick, backend, reduce)
         coloring = invoke(spec, handle, pick.block_size, dict(params))
         coloring.params = recorded(objective, reduce, pick, params)
@@ -222,7 +178,7 @@ def _setup(backend: str):  # type: ignore[no-untyped-def]
             for pick in picks.values():
                 spec, params = _chosen(pick, backend, "auto")
                 prime(spec, pick.block_size, dict(params))
-        f = _features_of(handle, backend)
+        f = features(handle, backend)
         for objective in OBJECTIVES:
             spec = get(choose(f, objective, backend).algorithm, backend)
             if spec.setup is not None:

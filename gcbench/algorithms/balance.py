@@ -36,9 +36,9 @@ import numpy as np
 
 from gcbench.algorithms.cpu.priority import hash32
 from gcbench.algorithms.registry import BALANCE_MODES, Coloring
+from gcbench.algorithms.validation import class_sizes
 from gcbench.errors import SpecError
-from gcbench.graph import Graph
-from gcbench.validation import class_sizes
+from gcbench.graphs.graph import Graph
 
 MAX_ROUNDS = 64  # rounds per pass, those that only slide the window included
 WINDOW = 32  # under-full classes a round offers (one bit each in a 32-bit mask)

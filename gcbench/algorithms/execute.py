@@ -1,4 +1,5 @@
-"""Running one algorithm on one graph with the timing protocol of DESIGN §4.
+"""Running one algorithm on one graph with the timing protocol (docs/architecture.md,
+"Timing protocol").
 
 Shared by :func:`gcbench.color`, the benchmark runner's worker and the benchmark scripts, so a
 coloring is compiled, set up, timed and validated the same way wherever it is asked for:
@@ -19,7 +20,6 @@ coloring is compiled, set up, timed and validated the same way wherever it is as
 
 from __future__ import annotations
 
-import copy
 import functools
 import statistics
 import time
@@ -30,13 +30,13 @@ from typing import Protocol as Interface
 
 import numpy as np
 
-from gcbench import memory
-from gcbench.algorithms import balance, reduction
+from gcbench.algorithms import devices
+from gcbench.algorithms.devices import Backend
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, canonical_params
 from gcbench.algorithms.sampling import Sampling, Visit
+from gcbench.algorithms.validation import Validation
 from gcbench.errors import GcbenchError
-from gcbench.graph import Graph, from_edges
-from gcbench.validation import Validation, validate
+from gcbench.graphs.graph import Graph, from_edges
 
 
 @dataclass(frozen=True)
@@ -44,14 +44,13 @@ class Prepared:
     """A graph made ready for one backend: the host Graph, or its DeviceGraph on the GPU."""
 
     graph: Graph
-    backend: str
+    backend: Backend
     handle: Any
     transfer_ms: float
 
     def fresh(self) -> Prepared:
         """The same graph (no copy of its arrays) with nothing an algorithm cached on it."""
-        handle = self.handle.fresh() if self.backend == "gpu" else copy.copy(self.handle)
-        return replace(self, handle=handle)
+        return replace(self, handle=self.backend.fresh(self.handle))
 
 
 @dataclass(frozen=True)
@@ -91,56 +90,23 @@ class Meter(Interface):
 
 
 def prepare(graph: Graph, backend: str) -> Prepared:
-    """Move ``graph`` to where ``backend`` runs; the GPU copy is timed (DESIGN §4). An upload
-    larger than the GPU's free memory is refused first (InsufficientMemoryError: ``oom``)."""
-    if backend == "cpu":
-        return Prepared(graph, backend, graph, 0.0)
-    from gcbench.algorithms.gpu import runtime
-
-    cp = runtime.cupy()
-    cp.cuda.Device().synchronize()  # creates the CUDA context (~0.1 s) outside the timed copy
-    free = cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
-    memory.check_device(memory.estimate_upload_bytes(graph), free, f"uploading {graph.name}")
-    start = time.perf_counter()
-    dgraph = runtime.to_device(graph)
-    cp.cuda.Device().synchronize()
-    return Prepared(graph, backend, dgraph, (time.perf_counter() - start) * 1e3)
-
-
-class _Clock:
-    """Elapsed milliseconds between marks on one backend's timeline: CUDA events on the
-    current stream for the GPU (host work between marks counts: an event is stamped when the
-    device reaches it), ``time.perf_counter`` for the CPU."""
-
-    def __init__(self, backend: str) -> None:
-        self.events: Any = None
-        if backend == "gpu":
-            from gcbench.algorithms.gpu import runtime
-
-            self.events = runtime.EventClock()
-        self.marks: list[float] = []
-
-    def mark(self) -> None:
-        if self.events is not None:
-            self.events.mark()
-        else:
-            self.marks.append(time.perf_counter())
-
-    def elapsed_ms(self, first: int, last: int) -> float:
-        if self.events is not None:
-            return self.events.ms(first, last)
-        return (self.marks[last] - self.marks[first]) * 1e3
+    """Move ``graph`` to where ``backend`` runs; the GPU copy is timed (docs/architecture.md,
+    "Timing protocol"). An upload larger than the GPU's free memory is refused first
+    (InsufficientMemoryError: ``oom``)."""
+    device = devices.get(backend)
+    handle, transfer_ms = device.upload(graph)
+    return Prepared(graph, device, handle, transfer_ms)
 
 
 def setup(spec: AlgorithmSpec, prepared: Prepared) -> float:
     """Run ``spec.setup`` on ``prepared`` (give it a :meth:`Prepared.fresh` view); its ms."""
     if spec.setup is None:
         return 0.0
-    clock = _Clock(spec.backend)
+    clock = prepared.backend.clock()
     clock.mark()
     spec.setup(prepared.handle)
     clock.mark()
-    return clock.elapsed_ms(0, 1)
+    return clock.ms(0, 1)
 
 
 def _kwargs(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]) -> dict:
@@ -148,9 +114,10 @@ def _kwargs(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any])
     kwargs.pop("balance", None)  # applied by invoke, never by the algorithm
     if not spec.native_reduce:
         kwargs.pop("reduce", None)
-    if spec.backend == "gpu" or spec.block_size_matters:
+    launched = devices.get(spec.backend).takes_block_size
+    if launched or spec.block_size_matters:
         kwargs["block_size"] = block_size or spec.default_block_size or 256
-    if spec.backend == "gpu":
+    if launched:
         spec.check_block_size(kwargs["block_size"])
     return kwargs
 
@@ -173,25 +140,17 @@ def bind(
     else:
         algorithm = functools.partial(spec.run, handle, **kwargs)
     shuffle = params.get("balance", "none")
+    device = devices.get(spec.backend)
 
     def call() -> Coloring:
         coloring = algorithm()
         if mode != "none":
-            if spec.backend == "cpu":
-                coloring = reduction.reduce_host(handle, coloring, mode)
-            else:
-                from gcbench.algorithms.gpu.reduction import reduce_device
-
-                coloring = reduce_device(handle, coloring, mode)
+            coloring = device.reduce(handle, coloring, mode)
         if coloring.params is not None:
             coloring.params = {**coloring.params, "balance": shuffle}
         if shuffle == "none":
             return coloring
-        if spec.backend == "cpu":
-            return balance.balance_host(handle, coloring, shuffle)
-        from gcbench.algorithms.gpu.balance import balance_device
-
-        return balance_device(handle, coloring, shuffle)
+        return device.balance(handle, coloring, shuffle)
 
     return call
 
@@ -218,11 +177,11 @@ def run_timed(
     time of the call alone in ms, bound (:func:`bind`) before the start event. Host round
     trips the algorithm makes are inside it."""
     call = bind(spec, prepared.handle, block_size, params)
-    clock = _Clock(spec.backend)
+    clock = prepared.backend.clock()
     clock.mark()
     coloring = call()
     clock.mark()
-    elapsed = clock.elapsed_ms(0, 1)
+    elapsed = clock.ms(0, 1)
     return _resolved(coloring), elapsed
 
 
@@ -232,15 +191,15 @@ def run_with_setup(
     """Setup from nothing cached plus the call, in one timed region (``count_setup``): the
     Coloring, setup ms and setup + call ms."""
     fresh = prepared.fresh()
-    clock = _Clock(spec.backend)
+    clock = prepared.backend.clock()
     clock.mark()
     if spec.setup is not None:
         spec.setup(fresh.handle)
     clock.mark()
     coloring = invoke(spec, fresh.handle, block_size, params)
     clock.mark()
-    total = clock.elapsed_ms(0, 2)
-    return _resolved(coloring), clock.elapsed_ms(0, 1), total
+    total = clock.ms(0, 2)
+    return _resolved(coloring), clock.ms(0, 1), total
 
 
 def finish(
@@ -248,17 +207,7 @@ def finish(
 ) -> tuple[np.ndarray, Validation, float]:
     """Validate ``coloring`` and bring its colors to the host; returns (colors, validation,
     copy-back ms). The GPU validates on the device before the copy (no host pass over n)."""
-    if spec.backend == "cpu":
-        colors = np.asarray(coloring.colors, dtype=np.int32)
-        return colors, validate(prepared.graph, colors, parallel=False), 0.0
-    from gcbench.algorithms.gpu import runtime
-
-    cp = runtime.cupy()
-    dcolors = cp.asarray(coloring.colors, dtype=np.int32)
-    validation = runtime.validate_device(prepared.handle, dcolors)
-    start = time.perf_counter()
-    colors = cp.asnumpy(dcolors)
-    return colors, validation, (time.perf_counter() - start) * 1e3
+    return prepared.backend.finish(prepared.graph, prepared.handle, coloring)
 
 
 PRIMER_GRID = 64  # side of the primer's grid: more vertices than any tile of cf (2048)

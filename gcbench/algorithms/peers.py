@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from gcbench.algorithms.availability import install_hint
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, empty_coloring, register
 from gcbench.errors import UnsupportedError
-from gcbench.graph import Graph
+from gcbench.graphs.graph import Graph
 
 NX_STRATEGIES = (
     "largest_first",

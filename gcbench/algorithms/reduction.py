@@ -25,7 +25,7 @@ import numpy as np
 
 from gcbench.algorithms.registry import REDUCE_MODES, Coloring
 from gcbench.errors import SpecError
-from gcbench.graph import Graph
+from gcbench.graphs.graph import Graph
 
 MAX_ROUNDS = 256  # successful heuristic rounds per reduction (each lowers hic or its count)
 H1_MAX_COLORS = 8192  # Heuristic 1 keeps a hic x hic matrix; above this it is skipped

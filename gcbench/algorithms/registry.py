@@ -107,7 +107,7 @@ MAX_BLOCK_SIZE = 1024  # threads per block on every CUDA device
 class AlgorithmSpec:
     """One registry entry.
 
-    ``run(graph, *, block_size, **params)`` receives a host :class:`~gcbench.graph.Graph` for
+    ``run(graph, *, block_size, **params)`` receives a host :class:`~gcbench.graphs.graph.Graph` for
     CPU algorithms and a :class:`~gcbench.algorithms.gpu.runtime.DeviceGraph` for GPU ones;
     ``block_size`` is passed only when ``block_size_matters`` or the backend is GPU; a GPU
     algorithm takes the multiples of ``block_size_step`` up to 1024 (:data:`WARP` for kernels

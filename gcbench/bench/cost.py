@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from gcbench.bench.graphrun import GraphWork
-from gcbench.generators import RGG_RADIUS, Number
+from gcbench.graphs.generators import RGG_RADIUS, Number
 
 UNKNOWN_NNZ = float(1 << 24)  # a remote graph of unknown size: count it as a large one
 BYTES_PER_ENTRY = 8
@@ -77,8 +77,8 @@ _GENERATED: dict[str, Callable[[Mapping[str, Number]], float]] = {
 
 def estimate_nnz(spec: str, standin: str | None = None, *, use_cache: bool = True) -> float:
     """The estimated nnz of ``spec`` (canonical), by the rules of the module docstring."""
-    from gcbench.fetch import is_remote, resolve
-    from gcbench.sources import data_dir, parse_spec
+    from gcbench.graphs.fetch import is_remote, resolve
+    from gcbench.graphs.sources import data_dir, parse_spec
 
     parsed = parse_spec(spec)
     if parsed.kind == "gen":
@@ -96,7 +96,7 @@ def estimate_nnz(spec: str, standin: str | None = None, *, use_cache: bool = Tru
 
 
 def _cached_nnz(path: Path) -> float | None:
-    from gcbench.fetch.listing import describe
+    from gcbench.graphs.fetch.listing import describe
 
     entry = describe(path) if path.is_file() else None
     return None if entry is None else 2.0 * entry.m

@@ -28,10 +28,10 @@ from gcbench.outputs import make_parent, replaced
 
 SCHEMA_VERSION = 3
 
-# Every coloring's class balance (gcbench/validation.py, docs/balance-levels.md).
+# Every coloring's class balance (gcbench/algorithms/validation.py, docs/balance-levels.md).
 BALANCE_COLUMNS: tuple[str, ...] = ("min_class", "max_class", "class_cv")
 CLASS_SIZE_SERIES = "class_size"  # trace series: class sizes, largest first (not per round)
-# What ``--metrics levels`` adds to a row (gcbench/levels.py, docs/balance-levels.md).
+# What ``--metrics levels`` adds to a row (gcbench/algorithms/levels.py, docs/balance-levels.md).
 LEVEL_COLUMNS: tuple[str, ...] = (
     "levels_natural", "levels_colored", "trsv_natural_ms", "trsv_colored_ms",
 )  # fmt: skip

@@ -62,13 +62,13 @@ from gcbench.bench.suite import (
 )
 from gcbench.bench.worker import GraphInfo, LoadJob
 from gcbench.errors import GpuUnavailableError, SpecError
-from gcbench.fetch import is_cached
-from gcbench.formats import check_path
 from gcbench.grammar import AUTO
+from gcbench.graphs.fetch import is_cached
+from gcbench.graphs.formats import check_path
+from gcbench.graphs.sources import parse_spec
 from gcbench.memory import format_bytes
 from gcbench.outputs import require_parent
 from gcbench.resources import data_dir
-from gcbench.sources import parse_spec
 
 DEFAULT_SUITE = "quick"
 BUILD_PHASES = frozenset({"fetching", "generating", "reading"})  # worker phases that build
@@ -441,7 +441,7 @@ def prefetch(specs: Iterable[str]) -> list[str]:
     starts (issue 7: suites fetch with ``gcbench fetch``'s code, and no download bar competes
     with the progress display). Returns a note per failure; the worker then falls back to the
     graph's stand-in, or records the failure."""
-    from gcbench.fetch import failure_lines, fetch_all, is_remote
+    from gcbench.graphs.fetch import failure_lines, fetch_all, is_remote
 
     remote = [spec for spec in dict.fromkeys(specs) if is_remote(spec)]
     if not remote:

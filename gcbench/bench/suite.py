@@ -20,10 +20,10 @@ from gcbench.algorithms.availability import Unusable, skip_notes, unusable
 from gcbench.algorithms.registry import AlgorithmSpec, canonical_params
 from gcbench.algorithms.sampling import DEFAULT_CASE_TIME_S, DEFAULT_NOISE, Sampling
 from gcbench.errors import SpecError
-from gcbench.fetch import is_remote
 from gcbench.grammar import SWEEP, BlockSizes
+from gcbench.graphs.fetch import is_remote
+from gcbench.graphs.sources import canonical_spec
 from gcbench.resources import resource_dir
-from gcbench.sources import canonical_spec
 
 WILDCARD = "*"
 DEFAULT_BLOCK_SIZE = 256  # for an algorithm that takes a block size but declares no default

@@ -124,7 +124,7 @@ def class_size_series(colors: Any) -> list[float]:
     classes, largest first (the report's balance plot draws them)."""
     import numpy as np
 
-    from gcbench.validation import color_class_sizes
+    from gcbench.algorithms.validation import color_class_sizes
 
     sizes = color_class_sizes(colors)
     return [float(s) for s in np.sort(sizes[sizes > 0])[::-1]]
@@ -192,7 +192,7 @@ class _Worker:
         self.conn.send(("phase", text))
 
     def _load(self, spec: str, offline: bool) -> Any:
-        from gcbench.sources import load_action, load_graph
+        from gcbench.graphs.sources import load_action, load_graph
 
         self.phase(f"{load_action(spec)} {spec}")
         return load_graph(spec, offline=offline)
@@ -244,7 +244,7 @@ class _Worker:
 
     def _meter(self, backend: str) -> Any:
         """The LevelMeter of this graph for rows of ``backend`` (GPU rows time the solves)."""
-        from gcbench.levels import LevelMeter
+        from gcbench.algorithms.levels import LevelMeter
 
         if backend not in self.meters:
             self.meters[backend] = LevelMeter(self.graph, solve=backend == "gpu")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gcbench import generators
-from gcbench.graph import Graph
+from gcbench.graphs import generators
+from gcbench.graphs.graph import Graph
 
 
 def _family_instances() -> dict[str, Graph]:

@@ -18,9 +18,9 @@ from gcbench.algorithms import auto
 from gcbench.algorithms.balance import MAX_ROUNDS, balance_colors
 from gcbench.algorithms.cpu.greedy import ORDERS, greedy_colors
 from gcbench.algorithms.registry import BALANCE_MODES
+from gcbench.algorithms.validation import color_class_sizes, validate
 from gcbench.errors import SpecError
-from gcbench.graph import from_edges
-from gcbench.validation import color_class_sizes, validate
+from gcbench.graphs.graph import from_edges
 
 
 def test_every_algorithm_has_balance():

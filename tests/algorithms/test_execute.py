@@ -12,8 +12,8 @@ from gcbench import algorithms, load_graph
 from gcbench.algorithms import execute
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring
 from gcbench.algorithms.sampling import Sampling
-from gcbench.graph import check_invariant
-from gcbench.validation import validate
+from gcbench.algorithms.validation import validate
+from gcbench.graphs.graph import check_invariant
 
 HARD = ("gen:kron?scale=12&edgefactor=48", "gen:star?leaves=5000", "gen:grid2d?side=40")
 

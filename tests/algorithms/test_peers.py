@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import gcbench
-from gcbench import generators
 from gcbench.algorithms import get, peers
 from gcbench.errors import UnsupportedError
+from gcbench.graphs import generators
 
 GRAPHS = [generators.rgg(8), generators.kron(7), generators.crown(6), generators.empty(3),
           generators.empty(0)]  # fmt: skip

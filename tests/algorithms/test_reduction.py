@@ -10,9 +10,9 @@ from gcbench import algorithms
 from gcbench.algorithms.cpu.greedy import greedy_colors
 from gcbench.algorithms.reduction import reduce_colors
 from gcbench.algorithms.registry import REDUCE_MODES
+from gcbench.algorithms.validation import validate
 from gcbench.errors import SpecError
-from gcbench.graph import from_edges
-from gcbench.validation import validate
+from gcbench.graphs.graph import from_edges
 
 MODES = ("h1", "h2", "both")
 FAMILIES = (

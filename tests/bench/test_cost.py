@@ -7,9 +7,9 @@ import pytest
 from gcbench.bench.cost import UNKNOWN_NNZ, estimate_nnz, largest_first
 from gcbench.bench.graphrun import GraphWork
 from gcbench.bench.worker import LoadJob
-from gcbench.fetch import resolve
-from gcbench.formats.npz import save_cache
-from gcbench.sources import canonical_spec, load_graph
+from gcbench.graphs.fetch import resolve
+from gcbench.graphs.formats.npz import save_cache
+from gcbench.graphs.sources import canonical_spec, load_graph
 
 EXACT = [
     "gen:grid2d?side=9", "gen:grid2d?rows=3&cols=7", "gen:complete?n=9", "gen:cycle?n=11",

@@ -29,7 +29,7 @@ from gcbench.algorithms.cpu.firstfit import color_in_order, new_forbidden, small
 from gcbench.algorithms.cpu.ordering import counting_order
 from gcbench.algorithms.cpu.threads import THREADS, numba_threads
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, empty_coloring, register
-from gcbench.graph import Graph
+from gcbench.graphs.graph import Graph
 
 FAMILY = "Gebremedhin-Manne (jpl-borione §III-A)"
 

@@ -12,7 +12,7 @@ from gcbench.algorithms.cpu.dynamic import dynamic_greedy
 from gcbench.algorithms.cpu.firstfit import color_in_order, new_forbidden
 from gcbench.algorithms.cpu.ordering import static_order
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, empty_coloring, register
-from gcbench.graph import Graph
+from gcbench.graphs.graph import Graph
 
 ORDERS = ("ff", "r", "ldf", "sdl", "id", "sd")
 

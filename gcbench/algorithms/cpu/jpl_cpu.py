@@ -22,7 +22,7 @@ from numba import prange
 from gcbench.algorithms.cpu.threads import THREADS, numba_threads
 from gcbench.algorithms.gpu.runtime import run_rounds
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, empty_coloring, register
-from gcbench.graph import Graph
+from gcbench.graphs.graph import Graph
 
 _MAX, _MIN = 1, 2
 

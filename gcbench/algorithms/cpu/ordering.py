@@ -6,7 +6,7 @@ import numba
 import numpy as np
 
 from gcbench.algorithms.cpu.priority import ldf_order
-from gcbench.graph import Graph
+from gcbench.graphs.graph import Graph
 
 
 @numba.njit(cache=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from gcbench.graph import Graph
+from gcbench.graphs.graph import Graph
 
 _MULT = np.uint64(0x45D9F3B)
 _MASK = np.uint64(0xFFFFFFFF)

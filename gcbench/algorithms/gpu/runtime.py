@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 from gcbench.algorithms.registry import UNCOLORED
+from gcbench.algorithms.validation import ClassSizes, Validation, from_counts, summarise
 from gcbench.errors import GpuUnavailableError, RoundCapError
-from gcbench.graph import Graph, check_gpu_size
+from gcbench.graphs.graph import Graph, check_gpu_size
 from gcbench.resources import resource_dir
-from gcbench.validation import ClassSizes, Validation, from_counts, summarise
 
 
 @functools.cache

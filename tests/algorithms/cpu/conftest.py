@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from gcbench.graph import Graph, from_edges
+from gcbench.graphs.graph import Graph, from_edges
 
 
 @st.composite

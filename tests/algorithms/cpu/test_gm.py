@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gcbench import generators
 from gcbench.algorithms import get
 from gcbench.algorithms.cpu.gm import run_gm
 from gcbench.algorithms.cpu.greedy import greedy_colors
-from gcbench.graph import Graph
-from gcbench.validation import validate
+from gcbench.algorithms.validation import validate
+from gcbench.graphs import generators
+from gcbench.graphs.graph import Graph
 
 GM = ("gm-sync", "gm-async")
 

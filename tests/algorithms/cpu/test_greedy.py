@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gcbench
-from gcbench import generators
 from gcbench.algorithms.cpu.greedy import ORDERS, greedy_colors
 from gcbench.algorithms.cpu.priority import ldf_order
+from gcbench.algorithms.validation import validate
 from gcbench.errors import SpecError
-from gcbench.graph import Graph
-from gcbench.validation import validate
+from gcbench.graphs import generators
+from gcbench.graphs.graph import Graph
 
 
 def _neighbours(g: Graph, v: int) -> list[int]:

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gcbench import generators
 from gcbench.algorithms import get
+from gcbench.algorithms.validation import validate
 from gcbench.errors import RoundCapError
-from gcbench.graph import Graph
-from gcbench.validation import validate
+from gcbench.graphs import generators
+from gcbench.graphs.graph import Graph
 
 JPL = get("jpl-cpu")
 

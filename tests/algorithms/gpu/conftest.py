@@ -8,7 +8,7 @@ import pytest
 
 from gcbench import load_graph
 from gcbench.algorithms.execute import prepare
-from gcbench.graph import Graph, from_edges
+from gcbench.graphs.graph import Graph, from_edges
 
 KRON_HUB = "gen:kron?scale=16&edgefactor=48"  # max degree 17,312
 FAMILY_SPECS = (

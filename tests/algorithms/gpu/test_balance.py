@@ -13,7 +13,7 @@ from gcbench.algorithms.execute import execute
 from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.gpu.balance import balance_device
 from gcbench.algorithms.registry import Coloring
-from gcbench.validation import validate
+from gcbench.algorithms.validation import validate
 
 pytestmark = pytest.mark.gpu
 

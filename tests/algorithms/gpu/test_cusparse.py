@@ -10,7 +10,7 @@ from gcbench import algorithms
 from gcbench.algorithms.execute import prepare, run_timed, setup
 from gcbench.algorithms.gpu import cusparse
 from gcbench.errors import UnsupportedError
-from gcbench.graph import from_edges
+from gcbench.graphs.graph import from_edges
 
 pytestmark = pytest.mark.gpu
 

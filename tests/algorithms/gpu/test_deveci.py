@@ -11,7 +11,7 @@ from gcbench.algorithms.execute import execute, prepare
 from gcbench.algorithms.gpu import deveci
 from gcbench.bench import suite
 from gcbench.errors import RoundCapError, SpecError
-from gcbench.graph import from_edges
+from gcbench.graphs.graph import from_edges
 
 FAMILY = ["vb", "vb-bit", "eb", "eb-cs", "eb-tent", "eb-er"]
 EDGE_BASED = ["eb", "eb-cs", "eb-tent", "eb-er"]

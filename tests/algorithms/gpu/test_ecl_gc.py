@@ -12,9 +12,9 @@ from gcbench.algorithms.execute import execute, prepare
 from gcbench.algorithms.gpu import ecl_gc
 from gcbench.algorithms.reduction import reduce_colors
 from gcbench.algorithms.sampling import Sampling
+from gcbench.algorithms.validation import validate
 from gcbench.errors import RoundCapError, SpecError
-from gcbench.graph import from_edges
-from gcbench.validation import validate
+from gcbench.graphs.graph import from_edges
 
 pytestmark = pytest.mark.gpu
 

@@ -1,0 +1,68 @@
+"""The CPU's side of the backend seam (:mod:`gcbench.algorithms.devices`): the graph stays
+where it is, the clock is ``time.perf_counter``, validation runs on the host and the
+reduction and balancing passes run their numba steps."""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+import numpy as np
+
+from gcbench.algorithms import balance, reduction
+from gcbench.algorithms.registry import Coloring
+from gcbench.algorithms.validation import Validation, validate
+from gcbench.graphs.graph import Graph
+
+
+class PerfClock:
+    """Marks of ``time.perf_counter``."""
+
+    def __init__(self) -> None:
+        self.marks: list[float] = []
+
+    def mark(self) -> None:
+        self.marks.append(time.perf_counter())
+
+    def ms(self, first: int = 0, last: int = -1) -> float:
+        return (self.marks[last] - self.marks[first]) * 1e3
+
+
+class CpuBackend:
+    name = "cpu"
+    takes_block_size = False
+
+    def problem(self) -> str | None:
+        return None
+
+    def upload(self, graph: Graph) -> tuple[Graph, float]:
+        return graph, 0.0
+
+    def fresh(self, handle: Graph) -> Graph:
+        return copy.copy(handle)
+
+    def clock(self) -> PerfClock:
+        return PerfClock()
+
+    def finish(
+        self, graph: Graph, handle: Any, coloring: Coloring
+    ) -> tuple[np.ndarray, Validation, float]:
+        colors = np.asarray(coloring.colors, dtype=np.int32)
+        return colors, validate(graph, colors, parallel=False), 0.0
+
+    def reduce(self, handle: Graph, coloring: Coloring, mode: str) -> Coloring:
+        return reduction.reduce_host(handle, coloring, mode)
+
+    def balance(self, handle: Graph, coloring: Coloring, mode: str) -> Coloring:
+        return balance.balance_host(handle, coloring, mode)
+
+    def degrees(self, handle: Graph) -> tuple[int, int, int]:
+        indptr = handle.indptr
+        n = int(indptr.shape[0]) - 1
+        if n <= 0:
+            return 0, 0, 0
+        return n, int(indptr[-1]), int(np.diff(indptr).max())
+
+
+BACKEND = CpuBackend()

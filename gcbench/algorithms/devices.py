@@ -1,0 +1,97 @@
+"""The seam between the algorithms and the device they run on (docs/architecture.md,
+"Backends").
+
+A :class:`Backend` is one small object per device, chosen once by name (``"cpu"`` or
+``"gpu"``, an :class:`~gcbench.algorithms.registry.AlgorithmSpec`'s ``backend``): it moves a
+graph to the device, gives the clock the timing protocol reads, brings a coloring back and
+validates it, runs the backend-neutral passes (color reduction, class balancing) on its own
+side, and says whether it is usable here. Everything above the seam (``execute``, ``auto``,
+the library calls) asks it instead of branching on the device's name; the GPU's object is
+imported only when asked for, so a CPU-only install never imports CuPy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol
+
+import numpy as np
+
+from gcbench.algorithms.registry import Coloring
+from gcbench.algorithms.validation import Validation
+from gcbench.graphs.graph import Graph
+
+NAMES = ("cpu", "gpu")
+
+
+class Clock(Protocol):
+    """Marks on one backend's timeline (CUDA events on the GPU, ``perf_counter`` on the CPU)."""
+
+    def mark(self) -> None:
+        """Stamp a mark now (on the GPU: when the device reaches it)."""
+
+    def ms(self, first: int = 0, last: int = -1) -> float:
+        """Milliseconds from mark ``first`` to mark ``last``."""
+        ...
+
+
+class Backend(Protocol):
+    """One device's side of running an algorithm."""
+
+    name: str
+    # Every algorithm of the backend takes a block size (a GPU kernel's launch shape).
+    takes_block_size: bool
+
+    def problem(self) -> str | None:
+        """Why nothing runs on this backend here (None: usable); may initialise the device."""
+        ...
+
+    def upload(self, graph: Graph) -> tuple[Any, float]:
+        """``graph`` where the algorithms of the backend read it (the handle they are given)
+        and the ms the copy took, refused first when it cannot fit."""
+        ...
+
+    def fresh(self, handle: Any) -> Any:
+        """The same graph with nothing an algorithm cached on it."""
+        ...
+
+    def clock(self) -> Clock:
+        """A new clock with no marks."""
+        ...
+
+    def finish(
+        self, graph: Graph, handle: Any, coloring: Coloring
+    ) -> tuple[np.ndarray, Validation, float]:
+        """The colors on the host, their validation and the ms of the copy back."""
+        ...
+
+    def reduce(self, handle: Any, coloring: Coloring, mode: str) -> Coloring:
+        """``coloring`` after the color reduction ``mode`` (gcbench.algorithms.reduction)."""
+        ...
+
+    def balance(self, handle: Any, coloring: Coloring, mode: str) -> Coloring:
+        """``coloring`` after the class balancing ``mode`` (gcbench.algorithms.balance)."""
+        ...
+
+    def degrees(self, handle: Any) -> tuple[int, int, int]:
+        """(n, stored entries, maximum degree), computed on the device inside a timed call
+        (what ``auto`` reads of a graph)."""
+        ...
+
+
+_BACKENDS: dict[str, Backend] = {}
+
+
+def get(name: str) -> Backend:
+    """The backend called ``name``; its module (``gcbench.algorithms.<name>.backend``) is
+    imported the first time."""
+    if name not in NAMES:
+        raise ValueError(f"unknown backend {name!r}; known: {', '.join(NAMES)}")
+    if name not in _BACKENDS:
+        _BACKENDS[name] = importlib.import_module(f"gcbench.algorithms.{name}.backend").BACKEND
+    return _BACKENDS[name]
+
+
+def usable(name: str) -> bool:
+    """Whether ``name`` can run here (for the GPU: CuPy imports and a device answers)."""
+    return get(name).problem() is None

@@ -1,0 +1,99 @@
+"""The GPU's side of the backend seam (:mod:`gcbench.algorithms.devices`): the graph is
+uploaded once per graph (timed, refused first when it cannot fit), the clock is CUDA events
+on the current stream, validation runs on the device before the colors are copied back, and
+the reduction and balancing passes launch their kernels on the device colors."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gcbench import memory
+from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.gpu.balance import balance_device
+from gcbench.algorithms.gpu.reduction import reduce_device
+from gcbench.algorithms.registry import Coloring
+from gcbench.algorithms.validation import Validation
+from gcbench.errors import GpuUnavailableError
+from gcbench.graphs.graph import Graph
+
+
+@dataclass(frozen=True)
+class _Probe:
+    """Per device graph, made the first time: the max-degree slot, the pinned host word it
+    is read into, and the pass's launch shape."""
+
+    slot: Any
+    host: Any
+    grid: int
+
+    @classmethod
+    def make(cls, handle: runtime.DeviceGraph) -> _Probe:
+        from cupyx import empty_pinned
+
+        grid = min(runtime.grid_for(handle.n, 256), runtime.persistent_grid(256))
+        return cls(runtime.scalar_counter(), empty_pinned(1, dtype=np.int32), grid)
+
+
+class GpuBackend:
+    name = "gpu"
+    takes_block_size = True
+
+    def problem(self) -> str | None:
+        try:
+            runtime.cupy()
+        except GpuUnavailableError as exc:
+            return str(exc)
+        return None
+
+    def upload(self, graph: Graph) -> tuple[runtime.DeviceGraph, float]:
+        cp = runtime.cupy()
+        cp.cuda.Device().synchronize()  # creates the CUDA context (~0.1 s) outside the timing
+        free = cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
+        upload = memory.estimate_upload_bytes(graph.n, graph.nnz)
+        memory.check_device(upload, free, f"uploading {graph.name}")
+        start = time.perf_counter()
+        dgraph = runtime.to_device(graph)
+        cp.cuda.Device().synchronize()
+        return dgraph, (time.perf_counter() - start) * 1e3
+
+    def fresh(self, handle: runtime.DeviceGraph) -> runtime.DeviceGraph:
+        return handle.fresh()
+
+    def clock(self) -> runtime.EventClock:
+        return runtime.EventClock()
+
+    def finish(
+        self, graph: Graph, handle: runtime.DeviceGraph, coloring: Coloring
+    ) -> tuple[np.ndarray, Validation, float]:
+        cp = runtime.cupy()
+        dcolors = cp.asarray(coloring.colors, dtype=np.int32)
+        validation = runtime.validate_device(handle, dcolors)
+        start = time.perf_counter()
+        colors = cp.asnumpy(dcolors)
+        return colors, validation, (time.perf_counter() - start) * 1e3
+
+    def reduce(self, handle: runtime.DeviceGraph, coloring: Coloring, mode: str) -> Coloring:
+        return reduce_device(handle, coloring, mode)
+
+    def balance(self, handle: runtime.DeviceGraph, coloring: Coloring, mode: str) -> Coloring:
+        return balance_device(handle, coloring, mode)
+
+    def degrees(self, handle: runtime.DeviceGraph) -> tuple[int, int, int]:
+        """One pass of ``kernels/features.cu`` into the graph's word and a 4-byte read into
+        pinned memory: a memset, a launch and a copy (docs/auto.md, "The rule")."""
+        if handle.n == 0:
+            return 0, 0, 0
+        probe = handle.extra("auto", _Probe.make)
+        probe.slot.data.memset_async(0, 4)
+        runtime.kernel("features", "max_degree")(
+            (probe.grid,), (256,), (np.int32(handle.n), handle.indptr, probe.slot)
+        )
+        probe.slot.get(out=probe.host)  # blocking: returns once the pass and the copy are done
+        return handle.n, handle.nnz, int(probe.host[0])
+
+
+BACKEND = GpuBackend()

@@ -1,0 +1,27 @@
+"""Downloads of ``ss:`` (SuiteSparse) and ``snap:`` (SNAP) graphs into the ``.npz`` cache.
+
+:func:`load_remote` is what :func:`gcbench.graphs.sources.load_graph` calls for those specs: a
+cached graph is returned without any network request; otherwise the file is downloaded by gcbench's
+own client (:mod:`gcbench.graphs.fetch.http`), checked and extracted safely
+(:mod:`gcbench.graphs.fetch.extract`) inside a temporary directory in the cache, read by
+:mod:`gcbench.graphs.formats`, cached as ``.npz`` (recording the URL as the graph's source), and the
+raw download is deleted. :func:`fetch_all` is ``gcbench fetch``; :func:`cached_graphs` is
+``gcbench list graphs``.
+"""
+
+from gcbench.graphs.fetch.batch import Fetched, failure_lines, fetch_all
+from gcbench.graphs.fetch.listing import CachedGraph, cached_graphs, is_cached
+from gcbench.graphs.fetch.load import load_remote
+from gcbench.graphs.fetch.remote import is_remote, resolve
+
+__all__ = [
+    "CachedGraph",
+    "Fetched",
+    "cached_graphs",
+    "failure_lines",
+    "fetch_all",
+    "is_cached",
+    "is_remote",
+    "load_remote",
+    "resolve",
+]

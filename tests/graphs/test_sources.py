@@ -1,0 +1,172 @@
+"""Graph specs: parsing, canonical form, errors, the generated-graph cache, path specs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gcbench.errors import FetchError, SpecError
+from gcbench.graphs import generators
+from gcbench.graphs.formats.edgelist import write_edgelist
+from gcbench.graphs.formats.npz import load_cache, save_cache
+from gcbench.graphs.graph import check_invariant
+from gcbench.graphs.sources import (
+    GraphSpec,
+    cache_path,
+    canonical_spec,
+    data_dir,
+    load_graph,
+    parse_spec,
+)
+
+
+def test_data_dir_comes_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("GCBENCH_DATA", str(tmp_path / "x"))
+    assert data_dir() == tmp_path / "x"
+    monkeypatch.delenv("GCBENCH_DATA")
+    assert data_dir() == Path.home() / ".cache" / "gcbench"
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind", "name"),
+    [
+        ("gen:rgg?scale=16", "gen", "rgg"),
+        ("ss:DIMACS10/rgg_n_2_20_s0", "ss", "DIMACS10/rgg_n_2_20_s0"),
+        ("snap:com-LiveJournal", "snap", "com-LiveJournal"),
+        ("graphs/road.mtx.gz", "path", "graphs/road.mtx.gz"),
+        ("  snap:roadNet-CA ", "snap", "roadNet-CA"),
+    ],
+)
+def test_parse_spec_kinds(spec, kind, name):
+    parsed = parse_spec(spec)
+    assert (parsed.kind, parsed.name) == (kind, name)
+
+
+def test_an_existing_file_with_a_colon_is_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("run:1.el").write_text("0 1\n")
+    assert parse_spec("run:1.el") == GraphSpec("path", "run:1.el")
+
+
+@pytest.mark.parametrize(
+    ("spec", "canonical"),
+    [
+        ("gen:rgg?scale=16", "gen:rgg?scale=16&seed=0"),
+        ("gen:rgg?seed=0&scale=16", "gen:rgg?scale=16&seed=0"),
+        ("gen:rgg?scale=016&seed=7", "gen:rgg?scale=16&seed=7"),
+        (" gen:rgg? scale = 16 ", "gen:rgg?scale=16&seed=0"),
+        ("gen:kron?scale=20&edgefactor=48", "gen:kron?edgefactor=48&scale=20&seed=0"),
+        (
+            "gen:rmat?scale=4&a=.5&b=0.2&c=1e-1",
+            "gen:rmat?a=0.5&b=0.2&c=0.1&edgefactor=16&scale=4&seed=0",
+        ),
+        ("gen:er?n=100&avg_degree=4", "gen:er?avg_degree=4.0&n=100&seed=0"),
+        ("gen:grid2d?side=256", "gen:grid2d?side=256"),
+        ("gen:grid2d?cols=3&rows=2", "gen:grid2d?cols=3&rows=2"),
+        ("gen:empty?n=0", "gen:empty?n=0"),
+        ("ss:DIMACS10/delaunay_n20", "ss:DIMACS10/delaunay_n20"),
+        ("data/../data/g.mtx", "data/g.mtx"),
+    ],
+)
+def test_canonical_spec(spec, canonical):
+    assert canonical_spec(spec) == canonical
+    assert canonical_spec(canonical) == canonical
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("", "empty graph spec"),
+        ("foo:bar", "unknown spec kind 'foo'"),
+        ("gen:hypercube?n=4", "unknown graph family 'hypercube'; known: bipartite, complete"),
+        ("gen:rgg?scale=16&radius=2", "unknown parameter 'radius' for rgg; known: scale:int"),
+        ("gen:rgg?scale=1.5", "scale=1.5 is not an integer"),
+        ("gen:rgg?scale=31", r"scale=31 is outside \[0, 30\]"),
+        ("gen:complete?n=-3", "n=-3 is outside"),
+        ("gen:rgg", "needs parameter 'scale'"),
+        ("gen:rgg?scale", "malformed parameter 'scale'"),
+        ("gen:rgg?scale=", "malformed parameter"),
+        ("gen:rgg?scale=3&scale=4", "given twice"),
+        ("gen:RGG?scale=3", "malformed spec"),
+        ("gen:regular?n=7&d=3", "odd"),
+        ("ss:rgg_n_2_20_s0", "expected ss:GROUP/NAME"),
+        ("ss:a/b/c", "expected ss:GROUP/NAME"),
+        ("snap:", "expected snap:NAME"),
+    ],
+)
+def test_bad_specs_are_one_line_spec_errors(spec, message):
+    with pytest.raises(SpecError, match=message) as info:
+        parse_spec(spec)
+    assert "\n" not in str(info.value)
+    if spec.strip():
+        assert spec.strip() in str(info.value)  # names the spec
+
+
+def test_load_generated_graph_is_named_by_its_canonical_spec_and_cached(data_dir):
+    g = load_graph("gen:grid2d?side=6")
+    check_invariant(g)
+    assert g.name == g.source == "gen:grid2d?side=6"
+    assert (g.n, g.m) == (36, 60)
+    path = data_dir / "generated" / "grid2d_side=6.npz"
+    assert path == cache_path(parse_spec("gen:grid2d?side=6"), data_dir)
+    assert load_cache(path, spec=g.name) is not None
+
+
+def test_second_load_reads_the_cache(data_dir):
+    spec = "gen:rgg?scale=8&seed=1"
+    load_graph(spec)
+    path = cache_path(parse_spec(spec), data_dir)
+    stand_in = generators.cycle(256)  # same spec recorded, different graph: proves a cache read
+    save_cache(stand_in, path, spec=spec)
+    again = load_graph(spec)
+    assert np.array_equal(again.indices, stand_in.indices)
+    rebuilt = load_graph(spec, refresh=True)
+    assert np.array_equal(rebuilt.indices, generators.rgg(8, seed=1).indices)
+    assert np.array_equal(load_cache(path, spec=spec).indices, rebuilt.indices)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "foreign spec"])
+def test_stale_cache_is_rebuilt(data_dir, damage):
+    spec = "gen:cycle?n=9"
+    path = cache_path(parse_spec(spec), data_dir)
+    path.parent.mkdir(parents=True)
+    if damage == "garbage":
+        path.write_bytes(b"not an npz file")
+    else:
+        save_cache(generators.star(8), path, spec="gen:star?leaves=8")
+    g = load_graph(spec)
+    assert (g.n, g.m) == (9, 9)
+    assert load_cache(path, spec=spec) is not None  # the file was rewritten
+
+
+def test_explicit_data_dir_wins_over_the_environment(data_dir, tmp_path):
+    other = tmp_path / "elsewhere"
+    load_graph("gen:star?leaves=3", data_dir=other)
+    assert (other / "generated" / "star_leaves=3.npz").exists()
+    assert not data_dir.exists()
+
+
+def test_path_spec_reads_the_file(tmp_path):
+    path = tmp_path / "cycle.el"
+    write_edgelist(generators.cycle(7), path)
+    g = load_graph(str(path))
+    assert g.name == str(path)
+    assert (g.n, g.m) == (7, 7)
+
+
+def test_remote_specs_go_to_fetch(data_dir):
+    with pytest.raises(FetchError):
+        load_graph("snap:com-Nowhere", offline=True)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["\x1b[2J:foo", "gen:rgg?scale=\x1b[31m1", "gen:rgg?scale=5&\x07=1", "ss:\xff/" + "x" * 300],
+)
+def test_spec_errors_escape_junk(spec):
+    with pytest.raises(SpecError) as info:
+        parse_spec(spec)
+    message = str(info.value)
+    assert message.isascii() and message.isprintable() and len(message) < 300, message
