@@ -15,9 +15,10 @@ import numpy as np
 
 from gcbench import algorithms
 from gcbench.algorithms.execute import Prepared, Repetition, prime, repetitions, run_timed, setup
-from gcbench.algorithms.registry import Coloring, parse_param_string
+from gcbench.algorithms.registry import Coloring
 from gcbench.algorithms.sampling import Sampling
 from gcbench.algorithms.validation import Validation
+from gcbench.grammar import parse_param_string
 
 # The seeds' benchmark graphs as generated stand-ins (issues 4 and 5; issue 6 takes a subset).
 LARGE_GRAPHS = (
@@ -102,8 +103,8 @@ def back_to_back(
     own timing loop. Before them, calls for at least ``warmup_ms`` of wall time (at least one),
     so that the host is in the steady state of such a loop: after an idle second and one
     warm-up call, ecl-gc's median on delaunay 20 read 3-5 % slower, all of it host time between
-    the start event and the launch; its device time alone did not move (docs/ecl-gc.md,
-    "The back-to-back warm-up")."""
+    the start event and the launch; its device time alone did not move
+    (docs/history/ecl-gc.md, "The back-to-back warm-up")."""
     spec = algorithms.get(name)
     view = prepared.fresh()
     setup(spec, view)

@@ -36,8 +36,8 @@ from pathlib import Path
 from gcbench import algorithms
 from gcbench.algorithms import auto
 from gcbench.algorithms.auto import KINDS, OBJECTIVES, Features, Pick, Rule
-from gcbench.algorithms.registry import parse_param_string, requested_params
 from gcbench.errors import SpecError
+from gcbench.grammar import parse_param_string, requested_params
 
 AUTO_PY = Path(auto.__file__)
 BEGIN = "# --- fitted rule: written by benchmarks/fit_auto.py, do not edit by hand ---"

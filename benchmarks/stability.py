@@ -144,7 +144,7 @@ def probe(graphs: list[str], names: list[str], rounds: int, reps: int, pin: int 
 
 
 def _medians(frame: pd.DataFrame) -> pd.DataFrame:
-    from gcbench.algorithms.registry import requested_params
+    from gcbench.grammar import requested_params
 
     ok = frame[frame["status"] == "ok"].copy()
     ok["params"] = ok["params"].fillna("").map(requested_params)

@@ -82,8 +82,9 @@ def color(
     **params: Any,
 ) -> ColorResult:
     """Color ``graph`` (a Graph or a spec string) with ``algorithm``: ``warmup`` unrecorded
-    runs, then ``reps`` timed ones, each validated (DESIGN §4's protocol, as ``gcbench run``);
-    either may be ``"auto"`` (docs/statistics.md: until steady, until the median is sure).
+    runs, then ``reps`` timed ones, each validated (docs/architecture.md, "Timing protocol", as
+    ``gcbench run``); either may be ``"auto"`` (docs/statistics.md: until steady, until the
+    median is sure).
 
     ``device`` (gpu|cpu|auto) matters for ``auto``, which exists for both: "auto" means the
     GPU when one is usable. Other algorithms run where they run; asking one for the other

@@ -224,3 +224,32 @@ def one_value(values: Sequence[Any], what: str, why: str) -> Any:
 def _echo(value: Any) -> str:
     """A value in a message: text quoted and escaped, anything else as Python writes it."""
     return excerpt(value) if isinstance(value, str) else shown(repr(value))
+
+
+# ---------------------------------------------------------------- the params column
+
+
+def canonical_params(params: Mapping[str, Any]) -> str:
+    """``k=v;k=v`` sorted by key: the CSV ``params`` column (docs/architecture.md, "CSV schema")."""
+    return ";".join(f"{k}={params[k]}" for k in sorted(params))
+
+
+CHOICE = "choice"  # the key, and the prefix of the keys, a chooser adds to its recorded params
+
+
+def requested_params(text: str) -> str:
+    """A recorded ``params`` text without the ``choice`` keys a chooser adds: the text of
+    the case that wrote the row."""
+    kept = {k: v for k, v in parse_param_string(text).items() if k.split(".")[0] != CHOICE}
+    return canonical_params(kept)
+
+
+def parse_param_string(text: str) -> dict[str, str]:
+    """Inverse of :func:`canonical_params` (values stay strings)."""
+    out: dict[str, str] = {}
+    for part in filter(None, text.split(";")):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise SpecError(f"malformed parameter {part!r}: expected k=v")
+        out[key.strip()] = value.strip()
+    return out

@@ -176,3 +176,12 @@ def test_suite_files_are_checked_like_the_options(key, value, option, cli_value)
     tail = str(from_option.value).split(option, 1)[1]
     assert str(from_suite.value).startswith(f"suite t: {key}")
     assert str(from_suite.value).endswith(tail.replace(repr(cli_value), repr(value)))
+
+
+def test_canonical_params_round_trip():
+    text = grammar.canonical_params({"b": 2, "a": "x"})
+    assert text == "a=x;b=2"
+    assert grammar.parse_param_string(text) == {"a": "x", "b": "2"}
+    assert grammar.canonical_params({}) == ""
+    with pytest.raises(SpecError):
+        grammar.parse_param_string("novalue")

@@ -1,5 +1,8 @@
 """gcbench's import graph has no cycle (issue 15): the arrows point one way, function-local
-imports included, so no module relies on being imported inside a function to load at all.
+imports included, so no module relies on being imported inside a function to load at all;
+and it is layered (issue 34; docs/architecture.md, "Layers"): shared leaf modules ← graphs ←
+algorithms ← bench ← report ← api/cli, no import running up, and ``algorithms.cpu`` never
+imports ``algorithms.gpu``.
 
 The graph is read from the source with ``ast``, never by importing it. Its edges:
 
@@ -146,6 +149,79 @@ def describe(edges: Edges, component: list[str]) -> str:
         for b, where in sorted(edges[a].items())
         if b in inside
     )
+
+
+# The layers, lowest first: a module may import its own layer and the ones below it.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("shared", ("gcbench._version", "gcbench.errors", "gcbench.grammar", "gcbench.memory",
+                "gcbench.outputs", "gcbench.resources", "gcbench.stats")),
+    ("graphs", ("gcbench.graphs",)),
+    ("algorithms", ("gcbench.algorithms",)),
+    ("bench", ("gcbench.bench",)),
+    ("report", ("gcbench.report",)),
+    ("top", ("gcbench", "gcbench.__main__", "gcbench.api", "gcbench.cli")),
+)  # fmt: skip
+APART = (("gcbench.algorithms.cpu", "gcbench.algorithms.gpu"),)  # (importer, never imported)
+
+
+def layer_of(module: str) -> int | None:
+    """The index in :data:`LAYERS` of ``module``'s layer (its longest matching prefix; the
+    package ``gcbench`` itself only by name), None for a module no layer names."""
+    best: tuple[int, int] | None = None
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            inside = module == prefix or (prefix != "gcbench" and module.startswith(prefix + "."))
+            if inside and (best is None or len(prefix) > best[1]):
+                best = (index, len(prefix))
+    return None if best is None else best[0]
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def layer_violations(edges: Edges) -> list[str]:
+    """Every import that runs up a layer or between packages kept apart, as a line."""
+    found = []
+    for importer, targets in sorted(edges.items()):
+        for target, where in sorted(targets.items()):
+            low, high = layer_of(importer), layer_of(target)
+            if low is not None and high is not None and high > low:
+                found.append(f"{importer} ({LAYERS[low][0]}) imports {target} "
+                             f"({LAYERS[high][0]}) at {where}")  # fmt: skip
+            for source, forbidden in APART:
+                if _within(importer, source) and _within(target, forbidden):
+                    found.append(f"{importer} imports {target} at {where}")
+    return found
+
+
+def test_every_module_has_a_layer():
+    loose = [name for name in import_graph(ROOT, "gcbench") if layer_of(name) is None]
+    assert not loose, (
+        f"modules outside LAYERS (add them there and to docs/architecture.md): {loose}"
+    )
+
+
+def test_no_import_runs_up_a_layer():
+    found = layer_violations(import_graph(ROOT, "gcbench"))
+    assert not found, 'imports against docs/architecture.md, "Layers":\n' + "\n".join(found)
+
+
+def test_the_layer_rule_catches_an_upward_and_a_cpu_to_gpu_import():
+    edges: Edges = {
+        "gcbench.graphs.graph": {"gcbench.bench.results": "a.py:1", "gcbench.errors": "a.py:2"},
+        "gcbench.algorithms.cpu.greedy": {"gcbench.algorithms.gpu.runtime": "b.py:3"},
+        "gcbench.report.tables": {"gcbench.bench.results": "c.py:4"},  # downward: fine
+        "gcbench.errors": {"gcbench": "d.py:5"},  # the top package runs api and cli
+    }
+    found = layer_violations(edges)
+    assert [line.split(" at ")[0] for line in found] == [
+        "gcbench.algorithms.cpu.greedy imports gcbench.algorithms.gpu.runtime",
+        "gcbench.errors (shared) imports gcbench (top)",
+        "gcbench.graphs.graph (graphs) imports gcbench.bench.results (bench)",
+    ]
+    assert layer_of("gcbench.graphs.fetch.http") == 1 and layer_of("gcbench") == 5
+    assert layer_of("gcbench.errors") == 0 and layer_of("gcbenchx.y") is None
 
 
 def test_gcbench_has_no_import_cycle():

@@ -14,11 +14,11 @@ from gcbench.algorithms.registry import (
     Param,
     all_specs,
     backends,
-    canonical_params,
     get,
     register,
     unregister,
 )
+from gcbench.grammar import canonical_params
 
 __all__ = [
     "AlgorithmSpec",

@@ -24,15 +24,14 @@ from typing import Any
 
 from gcbench.algorithms import devices
 from gcbench.algorithms.registry import (
-    CHOICE,
     REDUCE_MODES,
     AlgorithmSpec,
     Coloring,
     Param,
     get,
-    parse_param_string,
     register,
 )
+from gcbench.grammar import CHOICE, parse_param_string
 
 OBJECTIVES = ("fast", "fewest")
 KINDS = ("skewed", "large", "small")

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 import numba
 import numpy as np
 
-from gcbench.algorithms.cpu.priority import hash32
+from gcbench.algorithms.priority import hash32
 from gcbench.algorithms.registry import BALANCE_MODES, Coloring
 from gcbench.algorithms.validation import class_sizes
 from gcbench.errors import SpecError

@@ -41,6 +41,13 @@ class Backend(Protocol):
     name: str
     # Every algorithm of the backend takes a block size (a GPU kernel's launch shape).
     takes_block_size: bool
+    # The graph is copied to the device once per graph (the runner says so while it lasts).
+    copies_graph: bool
+    # An unexpected failure may leave the device unusable for the process (a CUDA context):
+    # the runner replaces its worker.
+    fragile: bool
+    # Its rows time the triangular solves of ``--metrics levels`` (cuSPARSE, on the GPU).
+    times_solves: bool
 
     def problem(self) -> str | None:
         """Why nothing runs on this backend here (None: usable); may initialise the device."""
@@ -71,6 +78,20 @@ class Backend(Protocol):
 
     def balance(self, handle: Any, coloring: Coloring, mode: str) -> Coloring:
         """``coloring`` after the class balancing ``mode`` (gcbench.algorithms.balance)."""
+        ...
+
+    def facts(self) -> dict[str, str]:
+        """The device's columns of a row (name, driver, runtime, library versions, compute
+        capability); empty on the CPU."""
+        ...
+
+    def monitors(self) -> tuple[Any, Any]:
+        """What the conditions meter reads on this device: the GPU's NVML handle and its host
+        round trip (gcbench.bench.conditions); (None, None) on the CPU."""
+        ...
+
+    def threads(self, params: dict[str, Any]) -> int:
+        """The host threads a coloring with ``params`` runs on."""
         ...
 
     def degrees(self, handle: Any) -> tuple[int, int, int]:

@@ -32,10 +32,11 @@ import numpy as np
 
 from gcbench.algorithms import devices
 from gcbench.algorithms.devices import Backend
-from gcbench.algorithms.registry import AlgorithmSpec, Coloring, canonical_params
+from gcbench.algorithms.registry import AlgorithmSpec, Coloring
 from gcbench.algorithms.sampling import Sampling, Visit
 from gcbench.algorithms.validation import Validation
 from gcbench.errors import GcbenchError
+from gcbench.grammar import canonical_params
 from gcbench.graphs.graph import Graph, from_edges
 
 

@@ -1,4 +1,5 @@
-"""The algorithm registry: every algorithm is one :class:`AlgorithmSpec` (DESIGN §3).
+"""The algorithm registry: every algorithm is one :class:`AlgorithmSpec` (docs/architecture.md,
+"Algorithm contract").
 
 Algorithm modules call :func:`register` at import time; ``gcbench.algorithms`` imports them
 all. GPU modules must not import CuPy at module level, so the registry loads without a GPU.
@@ -27,7 +28,8 @@ class Coloring:
     ``trace`` maps a series name (e.g. "active") to one value per round. ``resolve``, when
     set, is called once with the final Coloring after the timed region ends: it reads back
     what the coloring does not depend on (counters for ``iterations`` and ``trace``) and may
-    raise RoundCapError, so statistics never cost time inside ``time_ms`` (DESIGN §4).
+    raise RoundCapError, so statistics never cost time inside ``time_ms`` (docs/architecture.md,
+    "Timing protocol").
     ``params``, when set, is what the CSV records instead of the requested parameters
     (``auto``: its choice).
     """
@@ -225,32 +227,6 @@ def all_specs(backend: Backend | None = None) -> list[AlgorithmSpec]:
         for _, spec in sorted(specs.items())
         if backend in (None, spec.backend)
     ]
-
-
-def canonical_params(params: Mapping[str, Any]) -> str:
-    """``k=v;k=v`` sorted by key: the CSV ``params`` column (DESIGN §5)."""
-    return ";".join(f"{k}={params[k]}" for k in sorted(params))
-
-
-CHOICE = "choice"  # the key, and the prefix of the keys, a chooser adds to its recorded params
-
-
-def requested_params(text: str) -> str:
-    """A recorded ``params`` text without the ``choice`` keys a chooser adds: the text of
-    the case that wrote the row."""
-    kept = {k: v for k, v in parse_param_string(text).items() if k.split(".")[0] != CHOICE}
-    return canonical_params(kept)
-
-
-def parse_param_string(text: str) -> dict[str, str]:
-    """Inverse of :func:`canonical_params` (values stay strings)."""
-    out: dict[str, str] = {}
-    for part in filter(None, text.split(";")):
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise SpecError(f"malformed parameter {part!r}: expected k=v")
-        out[key.strip()] = value.strip()
-    return out
 
 
 UNCOLORED = -1  # a vertex without a color; GCB_UNCOLORED of kernels/common.cuh

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gcbench.algorithms.sampling import Sampling
 from gcbench.bench.conditions import flag_text
+from gcbench.bench.options import Settings
 from gcbench.bench.process import WorkerLost, WorkerProcess
 from gcbench.bench.suite import Case
 from gcbench.bench.worker import CaseJob, GraphInfo, LoadJob, VisitOutcome
@@ -24,19 +24,6 @@ PCI_ORDER = {"CUDA_DEVICE_ORDER": "PCI_BUS_ID"}  # CUDA numbers GPUs as nvidia-s
 # Cases with the repetitions left to run: their numbers, or None for as many as the
 # protocol asks (--reps auto: a case not recorded yet runs whole).
 Todo = tuple[tuple[Case, tuple[int, ...] | None], ...]
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Per-run settings every worker of a run shares: how many runs a case gets
-    (``sampling``), the wall-clock limit of one run, traces, setup in the timed region and
-    the extra metrics."""
-
-    sampling: Sampling = Sampling()
-    timeout_s: float = 60.0
-    trace: bool = False
-    count_setup: bool = False
-    metrics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,7 +123,8 @@ class GraphRun:
     def _record(
         self, case: Case, fields: Mapping[str, Any], trace: list[dict[str, Any]] | None = None
     ) -> None:
-        self.sink.record(case, self.info, {**fields, "gpu_index": self.gpu_index}, trace)
+        columns = {"count_setup": self.settings.count_setup, **fields, "gpu_index": self.gpu_index}
+        self.sink.record(case, self.info, columns, trace)
 
     def _start(self) -> bool:
         """Spawn a worker and load the graph; on failure keep why in ``self.failure``."""
@@ -191,11 +179,9 @@ class GraphRun:
         assert self.worker is not None
         case = item.case
         job = CaseJob(
-            case.algorithm, dict(case.params), case.block_size, item.reps,
-            sampling=self.settings.sampling, trace=self.settings.trace,
-            count_setup=self.settings.count_setup, backend=case.backend,
-            metrics=self.settings.metrics, history=tuple(item.times), spent_s=item.spent_s,
-            visit=item.visits,
+            algorithm=case.algorithm, backend=case.backend, params=dict(case.params),
+            block_size=case.block_size, settings=self.settings, reps=item.reps,
+            history=tuple(item.times), spent_s=item.spent_s, visit=item.visits,
         )  # fmt: skip
         what = f"{case.algorithm} on {case.graph}"
         try:

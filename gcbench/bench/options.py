@@ -4,6 +4,9 @@ takes (issue 15), so a Python caller passes exactly what the CLI would.
 Values are kept as given (``"0,1"`` or ``[0, 1]``, ``"2/3"`` or ``(2, 3)``);
 :meth:`RunOptions.checked` reads them with :mod:`gcbench.grammar` (the parsers ``gcbench
 color`` and suite files use too) before anything runs, raising one-line SpecErrors.
+:meth:`RunOptions.applied_to` gives the suite the options change, and :class:`Settings` is
+what of both every case is measured with: the one object that travels from the runner to
+each worker with every case (docs/architecture.md, "Data path").
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from gcbench import grammar
+from gcbench.algorithms.sampling import Sampling
 from gcbench.bench.results import RETRYABLE
+from gcbench.bench.suite import WILDCARD, AlgorithmEntry, GraphEntry, Suite
 from gcbench.errors import SpecError
 
 
@@ -87,7 +92,27 @@ class RunOptions:
             noise=grammar.share(self.noise, "--noise"),
             case_time=grammar.timeout(self.case_time, "--case-time"),
             timeout=grammar.timeout(self.timeout),
+            metrics=parse_metrics(self.metrics),
             retry=retry,
+        )
+
+    def applied_to(self, base: Suite) -> Suite:
+        """``base`` with these (checked) options' changes: ``graphs`` and ``algorithms`` replace its
+        lists ("all" = every algorithm of the device's backend that is usable here), and a run
+        that replaces either without naming a suite is called "custom"; the counts, noise
+        target, times and ``count_setup`` given replace the suite's."""
+        names = [WILDCARD if a == "all" else a for a in self.algorithms]
+        replaces = self.suite is not None or not (self.graphs or self.algorithms)
+        return base.with_overrides(
+            name=base.name if replaces else "custom",
+            reps=self.reps,
+            warmup=self.warmup,
+            noise=self.noise,
+            case_time=self.case_time,
+            timeout=self.timeout,
+            count_setup=self.count_setup,
+            graphs=tuple(GraphEntry(g) for g in self.graphs) or None,
+            algorithms=tuple(AlgorithmEntry(n) for n in dict.fromkeys(names)) or None,
         )
 
     @property
@@ -97,6 +122,31 @@ class RunOptions:
 
 
 METRICS: tuple[str, ...] = ("levels",)  # docs/balance-levels.md
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """What every case of a run is measured with, shared by all its workers: how many runs a
+    case gets (``sampling``), the wall-clock limit of one run, traces, setup inside the timed
+    region, the extra metrics. Built once per run by :meth:`of`."""
+
+    sampling: Sampling = Sampling()
+    timeout_s: float = 60.0
+    trace: bool = False
+    count_setup: bool = False
+    metrics: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, suite: Suite, options: RunOptions) -> Settings:
+        """The settings of a run of ``suite`` (the options already applied to it) with the
+        checked ``options``."""
+        return cls(
+            sampling=suite.sampling,
+            timeout_s=suite.timeout,
+            trace=options.trace,
+            count_setup=suite.count_setup,
+            metrics=parse_metrics(options.metrics),
+        )
 
 
 def parse_metrics(value: str | Sequence[str]) -> tuple[str, ...]:

@@ -1,4 +1,5 @@
-"""The result row schema (DESIGN §5): the only module that knows the CSV columns.
+"""The result row schema (docs/architecture.md, "CSV schema"): the only module that knows the
+CSV columns.
 
 It captures the environment columns (host side here, GPU side in the worker through
 :func:`device_columns`), formats rows, and appends them to the CSV one flushed line at a
@@ -21,10 +22,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gcbench.errors import InputError, OutputError, os_reason
 from gcbench.outputs import make_parent, replaced
+
+if TYPE_CHECKING:
+    from gcbench.algorithms.execute import Repetition
 
 SCHEMA_VERSION = 3
 
@@ -49,7 +53,8 @@ CONDITION_COLUMNS: tuple[str, ...] = (
 # (drift), its interval stayed wider than --noise (noisy).
 FLAGS: tuple[str, ...] = ("throttled", "contended", "drift", "noisy")
 
-# DESIGN §5's columns, then the ones each schema version added at the end (docs/runner.md).
+# Schema v1's columns, then the ones each schema version added at the end (docs/architecture.md,
+# "CSV schema").
 COLUMNS: tuple[str, ...] = (
     "run_id", "timestamp", "gcbench_version", "git_commit", "host",
     "device", "device_name", "driver_version", "cuda_runtime", "cupy_version",
@@ -151,19 +156,47 @@ def git_commit(root: Path | None = None) -> str:
 def device_columns(backend: str) -> dict[str, str]:
     """``device`` and the GPU's facts (empty for CPU rows); called in the worker, where
     CUDA may be initialised."""
-    out = {"device": backend, **dict.fromkeys(DEVICE_COLUMNS, "")}
-    if backend == "gpu":
-        from gcbench.algorithms.gpu import runtime
+    from gcbench.algorithms import devices
 
-        facts = runtime.device_facts()
-        out.update(
-            device_name=facts.name,
-            driver_version=facts.driver_version,
-            cuda_runtime=facts.cuda_runtime,
-            cupy_version=facts.cupy_version,
-            compute_capability=f"{facts.compute_capability[:-1]}.{facts.compute_capability[-1]}",
-        )
-    return out
+    return {"device": backend, **dict.fromkeys(DEVICE_COLUMNS, ""),
+            **devices.get(backend).facts()}  # fmt: skip
+
+
+def repetition_fields(
+    run: Repetition, *, rep: int, transfer_ms: float, count_setup: bool
+) -> dict[str, Any]:
+    """The measured columns of one repetition (:class:`gcbench.algorithms.execute.Repetition`,
+    what ``execute.measure`` and ``execute.repetitions`` give): its status, times, counts,
+    class balance and conditions. ``transfer_ms`` is the graph's upload; the copy back is
+    added. ``total_ms`` adds the setup outside the timed call (none with ``count_setup``).
+    An ``auto`` row records the choice it made in ``params``."""
+    from gcbench.grammar import canonical_params
+
+    v = run.validation
+    transfer = transfer_ms + run.copy_ms
+    outside = 0.0 if count_setup else run.setup_ms  # else inside time_ms
+    fields: dict[str, Any] = {
+        **run.conditions,
+        "rep": rep,
+        "status": "ok" if v.valid else "invalid",
+        "error": "" if v.valid else f"{v.conflicts} conflicts, {v.uncolored} uncolored",
+        "time_ms": run.time_ms,
+        "setup_ms": run.setup_ms,
+        "transfer_ms": transfer,
+        "total_ms": run.time_ms + transfer + outside,
+        "iterations": run.coloring.iterations,
+        "colors": v.colors,
+        "max_color": v.max_color,
+        "conflicts": v.conflicts,
+        "uncolored": v.uncolored,
+        "min_class": v.min_class,
+        "max_class": v.max_class,
+        "class_cv": v.class_cv,
+        "count_setup": count_setup,
+    }
+    if run.coloring.params is not None:  # auto: the choice it made
+        fields["params"] = canonical_params(run.coloring.params)
+    return fields
 
 
 def format_value(value: Any) -> str:
@@ -178,7 +211,7 @@ def format_value(value: Any) -> str:
 def row_key(row: Mapping[str, Any]) -> Key:
     """(graph, algorithm, params, block_size, rep) as CSV text: what --resume skips. The
     params are those the case asked for (without the choice an ``auto`` row records)."""
-    from gcbench.algorithms.registry import requested_params
+    from gcbench.grammar import requested_params
 
     return tuple(
         requested_params(format_value(row.get(c))) if c == "params" else format_value(row.get(c))
@@ -422,7 +455,7 @@ class TraceFile(_Appender):
 
 
 def schema_version_of(columns: Iterable[str]) -> int | None:
-    """The result schema a header belongs to: its version, 1 for DESIGN §5's original
+    """The result schema a header belongs to: its version, 1 for the original
     columns, None for a file gcbench did not write."""
     names = tuple(columns)
     known = {COLUMNS: SCHEMA_VERSION, COLUMNS_V2: 2, COLUMNS_V1: 1}

@@ -1,5 +1,5 @@
 """``gcbench run`` as a library call: expand a suite, run its cases in worker processes, and
-append one validated row per repetition to the results CSV (DESIGN §4–5).
+append one validated row per repetition to the results CSV (docs/architecture.md, "Data path").
 
 Cases are grouped by graph; each graph gets a spawned worker that loads it once and runs all
 its cases (:mod:`gcbench.bench.graphrun`). A worker that dies or overruns the wall-clock
@@ -31,8 +31,8 @@ from typing import Any
 from gcbench.algorithms.availability import installed, skip_notes, unusable
 from gcbench.bench.cost import estimate_nnz
 from gcbench.bench.gpus import resolve_gpus, run_pool, visible_list
-from gcbench.bench.graphrun import GraphRun, GraphWork, Settings
-from gcbench.bench.options import RunOptions, parse_metrics
+from gcbench.bench.graphrun import GraphRun, GraphWork
+from gcbench.bench.options import RunOptions, Settings
 from gcbench.bench.plugins import load_plugins
 from gcbench.bench.process import Interrupted
 from gcbench.bench.progress import Display
@@ -49,8 +49,6 @@ from gcbench.bench.results import (
 from gcbench.bench.shard import parse_shard, select
 from gcbench.bench.suite import (
     ON_CPU,
-    WILDCARD,
-    AlgorithmEntry,
     Case,
     GraphEntry,
     Suite,
@@ -191,25 +189,9 @@ def default_out(suite_name: str) -> Path:
 
 
 def build_suite(opts: RunOptions) -> Suite:
-    """The suite named (default ``quick``) with the command line's replacements applied:
-    ``graphs`` and ``algorithms`` replace the suite's lists ("all" = every algorithm of the
-    device's backend that is usable here); a run that replaces either without naming a suite
-    is called "custom"; the counts, noise target, times and ``count_setup`` given replace the
-    suite's."""
-    base = load_suite(opts.suite or DEFAULT_SUITE)
-    names = [WILDCARD if a == "all" else a for a in opts.algorithms]
-    replaces = opts.suite is not None or not (opts.graphs or opts.algorithms)
-    return base.with_overrides(
-        name=base.name if replaces else "custom",
-        reps=opts.reps,
-        warmup=opts.warmup,
-        noise=opts.noise,
-        case_time=opts.case_time,
-        timeout=opts.timeout,
-        count_setup=opts.count_setup,
-        graphs=tuple(GraphEntry(g) for g in opts.graphs) or None,
-        algorithms=tuple(AlgorithmEntry(n) for n in dict.fromkeys(names)) or None,
-    )
+    """The suite named (default ``quick``) with the (checked) options' changes applied
+    (:meth:`RunOptions.applied_to`)."""
+    return opts.checked().applied_to(load_suite(opts.suite or DEFAULT_SUITE))
 
 
 @dataclass
@@ -252,7 +234,6 @@ def plan(
     load_plugins()
     the_suite = build_suite(opts)
     shard = None if opts.shard is None else parse_shard(opts.shard)
-    parse_metrics(opts.metrics)  # a typo is an error before anything runs
     choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
     notes: list[str] = []
     if opts.offline:
@@ -361,8 +342,7 @@ def _record(opts: RunOptions, the_plan: Plan, engine: Engine) -> RunSummary:
         summary.notes.extend(the_plan.notes)
         if not opts.offline:
             summary.notes.extend(prefetch(case.graph for case in cases))
-        settings = Settings(the_suite.sampling, the_suite.timeout, opts.trace,
-                            the_suite.count_setup, parse_metrics(opts.metrics))  # fmt: skip
+        settings = Settings.of(the_suite, opts)
         env = capture_environment(opts.command)
         weights = graph_weights(cases)
         session = _Session(the_suite, results, traces, summary, opts.offline, env, weights)
@@ -581,7 +561,6 @@ class _Session:
         }  # fmt: skip
         row = {"device": case.backend, **self.env.columns(), **identity, **stats, **fields}
         row["backend"] = case.backend
-        row["count_setup"] = self.suite.count_setup
         with self._lock:
             self.results.append(row)
             self.summary.counts[row["status"]] += 1

@@ -1,4 +1,5 @@
-"""Benchmark suites: a TOML file (DESIGN §4) and its expansion into cases.
+"""Benchmark suites: a TOML file (docs/architecture.md, "Suites and cases") and its expansion
+into cases.
 
 A case is (graph, algorithm, resolved params, block size); expansion multiplies graphs ×
 algorithms × each algorithm's parameter grid × block sizes and checks every name and value
@@ -17,10 +18,10 @@ from typing import Any
 
 from gcbench import algorithms, grammar
 from gcbench.algorithms.availability import Unusable, skip_notes, unusable
-from gcbench.algorithms.registry import AlgorithmSpec, canonical_params
+from gcbench.algorithms.registry import AlgorithmSpec
 from gcbench.algorithms.sampling import DEFAULT_CASE_TIME_S, DEFAULT_NOISE, Sampling
 from gcbench.errors import SpecError
-from gcbench.grammar import SWEEP, BlockSizes
+from gcbench.grammar import SWEEP, BlockSizes, canonical_params
 from gcbench.graphs.fetch import is_remote
 from gcbench.graphs.sources import canonical_spec
 from gcbench.resources import resource_dir

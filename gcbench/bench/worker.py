@@ -1,7 +1,8 @@
 """The worker process: loads one graph, then runs the cases the parent sends it.
 
-This is the only place the runner touches CUDA (DESIGN §4 isolation): the parent spawns it,
-talks to it over a pipe, and kills it on a timeout. Messages to the parent:
+This is the only place the runner touches CUDA (docs/architecture.md, "Isolation and
+failures"): the parent spawns it, talks to it over a pipe, and kills it on a timeout. Messages
+to the parent:
 ``("loaded", GraphInfo)``, ``("load_failed", status, message)``, ``("tick",)`` after each
 warm-up run, ``("row", fields, trace)`` per repetition, ``("done", outcome)`` per visit of a
 case (:class:`VisitOutcome`: whether to replace the worker, whether the case is finished, the
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from typing import Any
 
-from gcbench.algorithms.sampling import Sampling
+from gcbench.bench.options import Settings
 from gcbench.errors import (
     FetchError,
     GraphTooLargeError,
@@ -42,22 +43,19 @@ class LoadJob:
     offline: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CaseJob:
-    """Visit one case as ``sampling`` says: its warm-up, then one recorded run per entry of
-    ``reps``, or, with ``reps`` None, as many as the visit asks for, numbered on from the
-    case's earlier ones; ``history`` and ``spent_s`` are the case's times and seconds from
-    its earlier visits, ``visit`` counts them."""
+    """Visit one case (``backend`` picks auto's spec) as the run's ``settings`` say: its
+    warm-up, then one recorded run per entry of ``reps``, or, with ``reps`` None, as many as
+    the visit asks for, numbered on from the case's earlier ones; ``history`` and ``spent_s``
+    are the case's times and seconds from its earlier visits, ``visit`` counts them."""
 
     algorithm: str
+    backend: str
     params: dict[str, Any]
     block_size: int | None
-    reps: tuple[int, ...] | None
-    sampling: Sampling = field(default_factory=Sampling)
-    trace: bool = False
-    count_setup: bool = False
-    backend: str | None = None  # the case's backend: picks auto's spec
-    metrics: tuple[str, ...] = ()  # --metrics: extra columns per valid repetition
+    settings: Settings = field(default_factory=Settings)
+    reps: tuple[int, ...] | None = None
     history: tuple[float, ...] = ()
     spent_s: float = 0.0
     visit: int = 0
@@ -94,7 +92,8 @@ def one_line(text: str) -> str:
 
 
 def classify(exc: BaseException) -> tuple[str, str]:
-    """(status, one-line message) of an exception raised by a case (DESIGN §4).
+    """(status, one-line message) of an exception raised by a case (docs/architecture.md,
+    "Isolation and failures").
 
     CuPy's OutOfMemoryError is recognised by class name so nothing here imports CuPy.
     """
@@ -116,7 +115,10 @@ def needs_fresh_context(backend: str, status: str, exc: BaseException) -> bool:
     out-of-memory the CUDA context may be unusable. A gcbench input error (a parameter or
     block size the algorithm refuses) is raised by gcbench's own checks, never by CUDA, so the
     worker and its loaded graph stay (a sweep's refused block sizes cost no restart)."""
-    return backend == "gpu" and status in ("error", "oom") and not isinstance(exc, InputError)
+    from gcbench.algorithms import devices
+
+    fragile = devices.get(backend).fragile
+    return fragile and status in ("error", "oom") and not isinstance(exc, InputError)
 
 
 def class_size_series(colors: Any) -> list[float]:
@@ -230,7 +232,8 @@ class _Worker:
 
     def _set_up(self, spec: Any, prepared: Any) -> tuple[Any, float]:
         """(view, setup_ms) of ``spec`` on this graph: its setup on a fresh view, timed from
-        nothing cached (DESIGN §4), once per algorithm while its cases run."""
+        nothing cached (docs/architecture.md, "Timing protocol"), once per algorithm while its
+        cases run."""
         from gcbench.algorithms import execute
 
         if spec.name not in self.setup:
@@ -244,23 +247,21 @@ class _Worker:
 
     def _meter(self, backend: str) -> Any:
         """The LevelMeter of this graph for rows of ``backend`` (GPU rows time the solves)."""
+        from gcbench.algorithms import devices
         from gcbench.algorithms.levels import LevelMeter
 
         if backend not in self.meters:
-            self.meters[backend] = LevelMeter(self.graph, solve=backend == "gpu")
+            solve = devices.get(backend).times_solves
+            self.meters[backend] = LevelMeter(self.graph, solve=solve)
         return self.meters[backend]
 
     def _conditions(self, backend: str) -> Any:
         """The meter of what each repetition of ``backend`` runs under (docs/statistics.md)."""
+        from gcbench.algorithms import devices
         from gcbench.bench.conditions import Conditions
 
         if backend not in self.conditions:
-            gpu, trip = None, None
-            if backend == "gpu":
-                from gcbench.algorithms.gpu import clocks, runtime
-
-                gpu = clocks.open_gpu(runtime.device_facts().pci_bus_id)
-                trip = runtime.RoundTrip()
+            gpu, trip = devices.get(backend).monitors()
             self.conditions[backend] = Conditions(backend, gpu, trip)
         return self.conditions[backend]
 
@@ -268,18 +269,24 @@ class _Worker:
         """Visit the case of ``job``, sending one row per repetition; returns how the visit
         ended (after an unexpected GPU failure the worker is replaced: the CUDA context may be
         unusable)."""
-        from gcbench.algorithms import canonical_params, execute, get
-        from gcbench.algorithms.cpu.threads import os_threads
+        from gcbench.algorithms import canonical_params, devices, execute, get
         from gcbench.bench.conditions import quiesce
-        from gcbench.bench.results import CLASS_SIZE_SERIES, device_columns, trace_rows
+        from gcbench.bench.results import (
+            CLASS_SIZE_SERIES,
+            device_columns,
+            repetition_fields,
+            trace_rows,
+        )
 
         spec = get(job.algorithm, job.backend)
+        device = devices.get(spec.backend)
+        settings = job.settings
         done = 0
-        device = {"device": spec.backend}
+        columns: dict[str, Any] = {"device": spec.backend, "count_setup": settings.count_setup}
         try:
-            device = device_columns(spec.backend)
-            if spec.backend == "gpu" and "gpu" not in self.prepared:
-                self.phase(f"copying {self.graph.name} to the GPU")
+            columns.update(device_columns(spec.backend))
+            if device.copies_graph and spec.backend not in self.prepared:
+                self.phase(f"copying {self.graph.name} to the {spec.backend.upper()}")
             prepared = self._cached(
                 self.prepared, spec.backend, lambda: execute.prepare(self.graph, spec.backend)
             )
@@ -287,52 +294,34 @@ class _Worker:
                 self.phase(f"compiling {spec.name}")
             execute.prime(spec, job.block_size, job.params)
             self.phase(None)
-            view, setup_ms = (prepared, None) if job.count_setup else self._set_up(spec, prepared)
+            count_setup = settings.count_setup
+            view, setup_ms = (prepared, None) if count_setup else self._set_up(spec, prepared)
             meter = self._conditions(spec.backend)
             quiesce()  # nothing else of this process runs while the case is timed
             key = (spec.name, canonical_params(job.params), job.block_size)
-            meter.begin_case(key, os_threads(job.params) if spec.backend == "cpu" else 1)
-            sampling = job.sampling
+            meter.begin_case(key, device.threads(job.params))
+            sampling = settings.sampling
             if job.reps is not None:
                 sampling = replace(sampling, reps=len(job.reps))
             runs = execute.repetitions(
                 spec, view, job.block_size, job.params,
                 sampling=sampling.visit(job.history, job.spent_s, job.visit),
-                count_setup=job.count_setup, setup_ms=setup_ms, meter=meter,
+                count_setup=count_setup, setup_ms=setup_ms, meter=meter,
                 after_warmup=lambda: self.conn.send(("tick",)),
             )  # fmt: skip
             numbers = itertools.count(len(job.history)) if job.reps is None else iter(job.reps)
             times: list[float] = []
             elapsed = 0.0
             for rep, run in zip(numbers, runs, strict=False):
-                v = run.validation
-                transfer_ms = prepared.transfer_ms + run.copy_ms
-                outside = 0.0 if job.count_setup else run.setup_ms  # else inside time_ms
                 fields = {
-                    **device,
-                    **run.conditions,
-                    "rep": rep,
-                    "status": "ok" if v.valid else "invalid",
-                    "error": "" if v.valid else f"{v.conflicts} conflicts, {v.uncolored} uncolored",
-                    "time_ms": run.time_ms,
-                    "setup_ms": run.setup_ms,
-                    "transfer_ms": transfer_ms,
-                    "total_ms": run.time_ms + transfer_ms + outside,
-                    "iterations": run.coloring.iterations,
-                    "colors": v.colors,
-                    "max_color": v.max_color,
-                    "conflicts": v.conflicts,
-                    "uncolored": v.uncolored,
-                    "min_class": v.min_class,
-                    "max_class": v.max_class,
-                    "class_cv": v.class_cv,
-                }
-                if "levels" in job.metrics and v.valid:
+                    **columns,
+                    **repetition_fields(run, rep=rep, transfer_ms=prepared.transfer_ms,
+                                        count_setup=count_setup),
+                }  # fmt: skip
+                if "levels" in settings.metrics and run.validation.valid:
                     fields.update(self._meter(spec.backend).measure(run.colors).columns())
-                if run.coloring.params is not None:  # auto: the choice it made
-                    fields["params"] = canonical_params(run.coloring.params)
                 trace = None
-                if job.trace:
+                if settings.trace:
                     sizes = class_size_series(run.colors)
                     series = {**run.coloring.trace, CLASS_SIZE_SERIES: sizes}
                     trace = list(trace_rows({"rep": rep}, series))
@@ -350,7 +339,7 @@ class _Worker:
             status, message = classify(exc)
             left = (len(job.history) + done,) if job.reps is None else job.reps[done:]
             for rep in left:
-                fields = {**device, "rep": rep, "status": status, "error": message}
+                fields = {**columns, "rep": rep, "status": status, "error": message}
                 self.conn.send(("row", fields, None))
             return VisitOutcome(needs_fresh_context(spec.backend, status, exc), True)
         return VisitOutcome(False, finished, spent, flags)

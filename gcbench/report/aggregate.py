@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from gcbench.algorithms.registry import requested_params
 from gcbench.bench.results import BALANCE_COLUMNS, FLAG_CAUSES, FLAGS, LEVEL_COLUMNS, STATUSES
 from gcbench.errors import InputError
+from gcbench.grammar import requested_params
 from gcbench.stats import median_ci, ratio_ci
 
 KEYS = ["graph", "algorithm", "params", "block_size"]

@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from gcbench.algorithms.registry import requested_params
 from gcbench.errors import InputError, shown
-from gcbench.grammar import share
+from gcbench.grammar import requested_params, share
 from gcbench.report.aggregate import (
     config_label,
     flag_union,

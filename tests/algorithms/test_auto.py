@@ -13,7 +13,6 @@ import gcbench
 from gcbench import algorithms, load_graph
 from gcbench.algorithms import auto
 from gcbench.algorithms.auto import KINDS, OBJECTIVES, Features, Pick, Rule
-from gcbench.algorithms.registry import parse_param_string, requested_params
 from gcbench.bench import runner
 from gcbench.bench.results import row_key
 from gcbench.bench.suite import (
@@ -24,6 +23,7 @@ from gcbench.bench.suite import (
     skipped,
 )
 from gcbench.errors import SpecError
+from gcbench.grammar import parse_param_string, requested_params
 
 CPU = runner.DeviceChoice("cpu", "test")
 
@@ -175,7 +175,7 @@ def test_the_device_feature_pass_equals_the_host_features(spec):
     handle = runtime.to_device(graph)
     want = auto.features(graph, "cpu")
     for _ in range(3):  # the slot is zeroed before each pass: no stale maximum survives
-        assert auto._features_of(handle, "gpu") == want
+        assert auto.features(handle, "gpu") == want
     other = runtime.to_device(load_graph("gen:cycle?n=5"))
     other.extras["auto"] = handle.extras["auto"]  # a larger maximum left in the slot
-    assert auto._features_of(other, "gpu").max_degree == 2
+    assert auto.features(other, "gpu").max_degree == 2

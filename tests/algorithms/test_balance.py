@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gcbench
-from gcbench import algorithms
+from gcbench import algorithms, grammar
 from gcbench.algorithms import auto
 from gcbench.algorithms.balance import MAX_ROUNDS, balance_colors
 from gcbench.algorithms.cpu.greedy import ORDERS, greedy_colors
@@ -51,7 +51,7 @@ def test_auto_records_its_balance_once(data_dir):
     assert result.params["balance"] == "shuffle" and "choice.balance" not in result.params
     assert result.validation.valid and "balance_ms" in result.trace
     text = algorithms.canonical_params(result.params)
-    assert algorithms.registry.requested_params(text).startswith("balance=shuffle;")
+    assert grammar.requested_params(text).startswith("balance=shuffle;")
     assert auto.CHOICE in result.params
 
 

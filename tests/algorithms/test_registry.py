@@ -11,9 +11,7 @@ from gcbench.algorithms.registry import (
     AlgorithmSpec,
     Coloring,
     Param,
-    canonical_params,
     get,
-    parse_param_string,
     register,
     unregister,
 )
@@ -56,15 +54,6 @@ def test_register_and_get():
         unregister(spec.name)
     with pytest.raises(SpecError, match="unknown algorithm 'test-registry-algo'"):
         get(spec.name)
-
-
-def test_canonical_params_round_trip():
-    text = canonical_params({"b": 2, "a": "x"})
-    assert text == "a=x;b=2"
-    assert parse_param_string(text) == {"a": "x", "b": "2"}
-    assert canonical_params({}) == ""
-    with pytest.raises(SpecError):
-        parse_param_string("novalue")
 
 
 @pytest.mark.parametrize(

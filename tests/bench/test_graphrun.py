@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from gcbench.algorithms import get
 from gcbench.algorithms.sampling import MIN_PASSES, MIN_VISIT_REPS, Sampling
-from gcbench.bench.graphrun import GraphRun, GraphWork, Settings
+from gcbench.bench.graphrun import GraphRun, GraphWork
+from gcbench.bench.options import Settings
 from gcbench.bench.suite import Case
 from gcbench.bench.worker import LoadJob
 
@@ -48,7 +49,7 @@ def test_the_worker_reports_its_phases(bench_env):
     ]
     todo = tuple((case, (0,)) for case in cases)
     sink = _Recorder()
-    settings = Settings(Sampling(warmup=0), 60, False)
+    settings = Settings(sampling=Sampling(warmup=0), timeout_s=60)
     GraphRun(sink, GraphWork(LoadJob(graph, None, False), todo, 7.0), settings).run()
     assert [row["status"] for row in sink.rows] == ["ok", "ok", "ok"]
     assert sink.phases[:6] == [
@@ -73,7 +74,7 @@ def test_auto_cases_are_visited_in_passes_and_recorded_when_finished(bench_env):
     ]  # fmt: skip
     first, second = (case.params_text for case in cases)
     sink = _Recorder()
-    settings = Settings(Sampling(noise=0.5, case_time_s=1.0), 60, False)
+    settings = Settings(sampling=Sampling(noise=0.5, case_time_s=1.0), timeout_s=60)
     work = GraphWork(LoadJob(graph, None, False), tuple((case, None) for case in cases))
     GraphRun(sink, work, settings).run()
     assert sink.visited[: 2 * MIN_PASSES] == [first, second] * MIN_PASSES

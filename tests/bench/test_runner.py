@@ -1,4 +1,5 @@
-"""The runner on CPU algorithms: rows, statuses, isolation, resume (DESIGN §4–5)."""
+"""The runner on CPU algorithms: rows, statuses, isolation, resume (docs/architecture.md,
+"Data path")."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gcbench.algorithms.registry import parse_param_string
 from gcbench.bench import runner
 from gcbench.bench.results import COLUMNS
 from gcbench.errors import SpecError
+from gcbench.grammar import parse_param_string
 
 GRAPH = "gen:cycle?n=11"  # odd cycle: greedy needs 3 colors
 ALGORITHMS = [

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from gcbench.algorithms import balance, reduction
+from gcbench.algorithms.cpu.threads import os_threads
 from gcbench.algorithms.registry import Coloring
 from gcbench.algorithms.validation import Validation, validate
 from gcbench.graphs.graph import Graph
@@ -32,6 +33,9 @@ class PerfClock:
 class CpuBackend:
     name = "cpu"
     takes_block_size = False
+    copies_graph = False
+    fragile = False
+    times_solves = False
 
     def problem(self) -> str | None:
         return None
@@ -56,6 +60,15 @@ class CpuBackend:
 
     def balance(self, handle: Graph, coloring: Coloring, mode: str) -> Coloring:
         return balance.balance_host(handle, coloring, mode)
+
+    def facts(self) -> dict[str, str]:
+        return {}
+
+    def monitors(self) -> tuple[None, None]:
+        return None, None
+
+    def threads(self, params: dict[str, Any]) -> int:
+        return os_threads(params)
 
     def degrees(self, handle: Graph) -> tuple[int, int, int]:
         indptr = handle.indptr

@@ -19,7 +19,7 @@ import numpy as np
 
 from gcbench.algorithms.cpu.firstfit import smallest_free
 from gcbench.algorithms.cpu.ordering import counting_order
-from gcbench.algorithms.cpu.priority import hash32
+from gcbench.algorithms.priority import hash32
 
 _RANK_BITS = 32
 _RANK_MASK = (1 << _RANK_BITS) - 1

@@ -20,8 +20,8 @@ import numpy as np
 from numba import prange
 
 from gcbench.algorithms.cpu.threads import THREADS, numba_threads
-from gcbench.algorithms.gpu.runtime import run_rounds
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, empty_coloring, register
+from gcbench.algorithms.rounds import run_rounds
 from gcbench.graphs.graph import Graph
 
 _MAX, _MIN = 1, 2

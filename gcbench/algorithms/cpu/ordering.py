@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from gcbench.algorithms.cpu.priority import ldf_order
+from gcbench.algorithms.priority import ldf_order
 from gcbench.graphs.graph import Graph
 
 

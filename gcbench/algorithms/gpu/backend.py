@@ -41,6 +41,9 @@ class _Probe:
 class GpuBackend:
     name = "gpu"
     takes_block_size = True
+    copies_graph = True
+    fragile = True
+    times_solves = True
 
     def problem(self) -> str | None:
         try:
@@ -81,6 +84,25 @@ class GpuBackend:
 
     def balance(self, handle: runtime.DeviceGraph, coloring: Coloring, mode: str) -> Coloring:
         return balance_device(handle, coloring, mode)
+
+    def facts(self) -> dict[str, str]:
+        facts = runtime.device_facts()
+        capability = facts.compute_capability
+        return {
+            "device_name": facts.name,
+            "driver_version": facts.driver_version,
+            "cuda_runtime": facts.cuda_runtime,
+            "cupy_version": facts.cupy_version,
+            "compute_capability": f"{capability[:-1]}.{capability[-1]}",
+        }
+
+    def monitors(self) -> tuple[Any, runtime.RoundTrip]:
+        from gcbench.algorithms.gpu import clocks
+
+        return clocks.open_gpu(runtime.device_facts().pci_bus_id), runtime.RoundTrip()
+
+    def threads(self, params: dict[str, Any]) -> int:
+        return 1
 
     def degrees(self, handle: runtime.DeviceGraph) -> tuple[int, int, int]:
         """One pass of ``kernels/features.cu`` into the graph's word and a 4-byte read into

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import gcbench
 from gcbench.algorithms.cpu.greedy import ORDERS, greedy_colors
-from gcbench.algorithms.cpu.priority import ldf_order
+from gcbench.algorithms.priority import ldf_order
 from gcbench.algorithms.validation import validate
 from gcbench.errors import SpecError
 from gcbench.graphs import generators

@@ -1,4 +1,5 @@
-"""hash32 and the LDF order of DESIGN §3: the reference that ECL-GC must reproduce."""
+"""hash32 and the LDF order of docs/architecture.md, "Priorities and ties": the reference that
+ECL-GC must reproduce."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gcbench.algorithms.cpu.priority import hash32, hash32_array, ldf_order, unhash32_array
+from gcbench.algorithms.priority import hash32, hash32_array, ldf_order, unhash32_array
 
 
 def _reference_hash(x: int) -> int:
-    """DESIGN §3 written with Python integers, masking to 32 bits after each multiply."""
+    """hash32 (docs/architecture.md, "Priorities and ties") written with Python integers,
+    masking to 32 bits after each multiply."""
     x = (((x >> 16) ^ x) * 0x45D9F3B) & 0xFFFFFFFF
     x = (((x >> 16) ^ x) * 0x45D9F3B) & 0xFFFFFFFF
     return (x >> 16) ^ x
