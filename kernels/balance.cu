@@ -6,6 +6,14 @@
 // gcbench/algorithms/gpu/balance.py; the CPU twin there computes the same proposals.
 #include "common.cuh"
 
+// The most classes a round's window offers: WINDOW of gcbench/algorithms/balance.py, passed to
+// every compile as a -D define; this default serves a compile without it (CI's nvcc -ptx), and
+// tests/algorithms/gpu/test_kernel_constants.py checks that they agree.
+#ifndef GCB_BALANCE_WINDOW
+#define GCB_BALANCE_WINDOW 32
+#endif
+static_assert(GCB_BALANCE_WINDOW <= 32, "a vertex's free classes of the window are one word");
+
 // The k-th set bit (0-based, from the least significant) of a mask with more than k set.
 __device__ __forceinline__ int nth_bit(unsigned mask, unsigned k)
 {
@@ -15,7 +23,7 @@ __device__ __forceinline__ int nth_bit(unsigned mask, unsigned k)
 
 // proposal[v] (filled with -1 before): for v in a class that may give (give[c] > 0), one of the
 // window's classes no neighbour holds, picked by gcb_mix(v, pick_key) among them; slot[c] is
-// c's place in the window (-1 outside it), width the window's length (<= 32).
+// c's place in the window (-1 outside it), width the window's length (<= GCB_BALANCE_WINDOW).
 extern "C" __global__ void propose(const int n, const int* __restrict__ indptr,
                                    const int* __restrict__ indices, const int* __restrict__ colors,
                                    const int* __restrict__ give, const int* __restrict__ slot,

@@ -3,8 +3,10 @@
 // Pass 0 (cf_tiles): each block colors its own tile of T consecutive vertices in shared memory,
 // seeing only the neighbours inside the tile. Cross-tile edges may then conflict; cf_conflicts
 // lists one endpoint of each (the lower hash32) and pass p (cf_list_tiles) colors that list,
-// tiled again, with the fresh colors [p*T, p*T + T), until no conflict is left. Finally
-// cf_pull_* pull colors down one color class at a time (greedy first fit).
+// tiled again, with the fresh colors [p*T, p*T + T), until no conflict is left; the list's
+// tiles get their in-tile adjacency from cf_positions and cf_tile_adjacency first. Finally
+// cf_bucket groups the vertices by color class and cf_pull_* pull colors down one class at a
+// time (greedy first fit). The host loop is gcbench/algorithms/gpu/cf.py.
 #include "common.cuh"
 
 __device__ __forceinline__ int lower_bound(const int* __restrict__ indices, int first, int last,
@@ -18,8 +20,16 @@ __device__ __forceinline__ int lower_bound(const int* __restrict__ indices, int 
     return first;
 }
 
+// Shared memory per tile slot: TILE_BYTES of gcbench/algorithms/gpu/cf.py, which sizes the
+// launches' dynamic shared memory and the largest tile with it, passed to every compile as a
+// -D define; this default serves a compile without it (CI's nvcc -ptx), and
+// tests/algorithms/gpu/test_kernel_constants.py checks that they agree.
+#ifndef GCB_CF_TILE_BYTES
+#define GCB_CF_TILE_BYTES 24
+#endif
+
 // A tile in shared memory: per slot an 8-byte priority, a color, this round's pick, and the
-// slot's in-tile neighbours as the range [a, b) of `ids` (local slot = ids[e] - lo). 24 bytes.
+// slot's in-tile neighbours as the range [a, b) of `ids` (local slot = ids[e] - lo).
 struct Tile {
     unsigned long long* key;
     int *color, *pick, *a, *b;
@@ -88,8 +98,11 @@ struct Tile {
     }
 };
 
+static_assert(sizeof(unsigned long long) + 4 * sizeof(int) == GCB_CF_TILE_BYTES,
+              "Tile::carve takes a key and four ints a slot");
+
 // Pass 0 over tiles of `width` consecutive ids; in a sorted row the in-tile neighbours of v are
-// one run, found by binary search. Dynamic shared memory: width * 24 bytes.
+// one run, found by binary search. Dynamic shared memory: width * GCB_CF_TILE_BYTES.
 extern "C" __global__ void cf_tiles(const int n, const int width, const int* __restrict__ indptr,
                                     const int* __restrict__ indices, int* __restrict__ colors)
 {

@@ -1,11 +1,15 @@
-// Device helpers shared by every algorithm family (DESIGN §3).
+// Device helpers shared by every algorithm family (docs/architecture.md, "Algorithm contract").
 #pragma once
 
+// A vertex without a color: registry.UNCOLORED, passed to every compile as a -D define
+// (runtime.COMMON_DEFINES); this default serves a compile without it (CI's nvcc -ptx).
+#ifndef GCB_UNCOLORED
 #define GCB_UNCOLORED (-1)
+#endif
 #define GCB_FULL_MASK 0xffffffffu
 #define GCB_MSB 0x80000000u  // color c of an MSB-first 32-bit bitmap is bit 31 - c
 
-// hash32 of DESIGN §3: the tie-break shared by GPU and CPU code.
+// hash32 of docs/architecture.md, "Priorities and ties": the tie-break shared by GPU and CPU.
 __device__ __forceinline__ unsigned int gcb_hash32(unsigned int x)
 {
     x = ((x >> 16) ^ x) * 0x45d9f3bu;

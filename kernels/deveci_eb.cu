@@ -1,11 +1,16 @@
 // Deveci et al.'s edge-based speculative coloring: eb, eb-cs, eb-tent, eb-er (deveci-cmu §3.2).
 // A round is AssignColors over the vertices, then DetectConflicts and ForbidColors over the
 // lower-triangle edge list (int2: x < y), plus TentativeColor (eb-tent, eb-er) and the edge
-// list's compaction (eb-er, fused into ForbidColors). Every kernel is a grid-stride loop.
+// list's compaction (eb-er, fused into ForbidColors); cs_finish turns the color sets' one-hot
+// colors into plain ones at the end. Every kernel is a grid-stride loop.
 //
 // Termination: the launcher counts the vertices still uncolored after DetectConflicts into
-// counters[0] (AssignColors adds the ones that found no color, DetectConflicts the ones it
-// uncolors); AssignColors zeroes the other counter pair of the double buffer.
+// counters[GCB_EB_C_UNCOLORED] (AssignColors adds the ones that found no color,
+// DetectConflicts the ones it uncolors); eb-er's ForbidColors counts the edges it keeps into
+// counters[GCB_EB_C_KEPT]. AssignColors zeroes the counters of the next round (a triple buffer
+// of GCB_EB_COUNTERS ints each). The slots are deveci.Counter in gcbench/algorithms/gpu/deveci.py,
+// passed to every compile as -D defines; the defaults below serve a compile without them (CI's
+// nvcc -ptx), and tests/algorithms/gpu/test_kernel_constants.py checks that they agree.
 //
 // Compile-time parameters of the color-set kernels (cs_*, tent_*):
 //   GCB_EB_WIDTH        colors per color set (32 for eb-cs; 31 with tentative colors, whose
@@ -30,6 +35,18 @@
 static_assert(GCB_EB_WIDTH >= 1 && GCB_EB_WIDTH <= 32, "a color set is one 32-bit word");
 static_assert(!GCB_EB_TENTATIVE || GCB_EB_WIDTH <= 31, "tentative colors need the top bit");
 
+#ifndef GCB_EB_C_UNCOLORED
+#define GCB_EB_C_UNCOLORED 0
+#endif
+#ifndef GCB_EB_C_KEPT
+#define GCB_EB_C_KEPT 1
+#endif
+#ifndef GCB_EB_COUNTERS
+#define GCB_EB_COUNTERS 2
+#endif
+static_assert(GCB_EB_C_UNCOLORED < GCB_EB_COUNTERS && GCB_EB_C_KEPT < GCB_EB_COUNTERS,
+              "a round's counters hold both slots");
+
 #define GCB_EB_MASK (GCB_EB_WIDTH == 32 ? 0xffffffffu : ((1u << (GCB_EB_WIDTH % 32)) - 1u))
 #define GCB_EB_SIGN 0x80000000u
 
@@ -40,10 +57,10 @@ __device__ __forceinline__ unsigned int eb_first_free(const unsigned int banned)
     return free & (0u - free);
 }
 
-// Zero the counter pair the next round uses (read by the host before this round started).
+// Zero the counters the next round uses (read by the host before this round started).
 __device__ __forceinline__ void eb_clear(int* __restrict__ clear)
 {
-    if (gcb_tid() == 0) clear[0] = clear[1] = 0;
+    if (gcb_tid() == 0) clear[GCB_EB_C_UNCOLORED] = clear[GCB_EB_C_KEPT] = 0;
 }
 
 // ------------------------------------------------------------------------------------- eb
@@ -73,8 +90,9 @@ extern "C" __global__ void eb_detect(const int* __restrict__ count, const int2* 
         const int2 e = edges[i];
         const int c = colors[e.x];
         bool uncolored = false;
-        if (c >= 0 && c == colors[e.y]) uncolored = atomicCAS(colors + e.x, c, -1) == c;
-        gcb_count(counters, uncolored);
+        if (c >= 0 && c == colors[e.y])
+            uncolored = atomicCAS(colors + e.x, c, GCB_UNCOLORED) == c;
+        gcb_count(counters + GCB_EB_C_UNCOLORED, uncolored);
     }
 }
 
@@ -133,7 +151,7 @@ extern "C" __global__ void cs_assign(const int n, unsigned int* colors, int* __r
             }
             if (GCB_EB_TENTATIVE) tv[v] = 0;
         }
-        gcb_count(counters, open);
+        gcb_count(counters + GCB_EB_C_UNCOLORED, open);
     }
 }
 
@@ -148,14 +166,14 @@ extern "C" __global__ void cs_detect(const int* __restrict__ count, const int2* 
         bool uncolored = false;
         if (c && c == colors[e.y] && sets[e.x] == sets[e.y])
             uncolored = atomicCAS(colors + e.x, c, 0u) == c;
-        gcb_count(counters, uncolored);
+        gcb_count(counters + GCB_EB_C_UNCOLORED, uncolored);
     }
 }
 
 // ForbidColors; with COMPACT (eb-er) also the edge removal of §3.2.3: an edge stays on the list
 // unless both ends are colored, or one is and its color set is not above the other end's
 // (same set: its color is now in the other's vf; lower set: the other end never comes back
-// down to it). Kept edges go to `next`, their count to counters[1].
+// down to it). Kept edges go to `next`, their count to counters[GCB_EB_C_KEPT].
 template <bool COMPACT>
 __device__ __forceinline__ void cs_forbid(const int* __restrict__ count,
                                           const int2* __restrict__ edges,
@@ -173,7 +191,7 @@ __device__ __forceinline__ void cs_forbid(const int* __restrict__ count,
         if (one && sx == sy) atomicOr(cx ? vf + e.y : vf + e.x, cx | cy);
         if (COMPACT) {
             const bool keep = one ? (cx ? sx > sy : sy > sx) : !cx;
-            const int slot = gcb_claim(counters + 1, keep);
+            const int slot = gcb_claim(counters + GCB_EB_C_KEPT, keep);
             if (keep) next[slot] = e;
         }
     }

@@ -3,7 +3,9 @@
 // neighbour shows, no atomics, races allowed) then DetectConflicts over the same list (on a
 // same-colored edge the smaller id is uncolored and goes on the next list). Conflicts can only
 // join two vertices of the list: a vertex off the list is final and every list vertex saw it.
-// Colors are int, -1 uncolored. Every kernel is a grid-stride loop, so any launch shape works.
+// The next list comes by atomic append (vb_detect_append) or by flags, a prefix sum and
+// vb_scatter (conflicts=scan, §3.1.1). Colors are int, GCB_UNCOLORED (-1) uncolored. Every
+// kernel is a grid-stride loop, so any launch shape works.
 #include "common.cuh"
 
 // Neighbours are read GCB_VB_BATCH at a time, all loads issued before any is used, so a

@@ -1,7 +1,9 @@
 // ECL-GC (Alabandi & Burtscher): Jones-Plassmann largest-degree-first coloring with
-// shortcuts, on persistent asynchronous kernels, plus the color-reduction heuristics
-// (ecl-gc §2-4, Alg. 1-5). The coloring equals serial first-fit greedy in the order
-// (degree, hash32(v), v), largest first (DESIGN §3), for every shortcut setting.
+// shortcuts, on persistent asynchronous kernels (ecl-gc §2-3, Alg. 1-3): ecl_init (Alg. 1),
+// ecl_high (Alg. 2, the vertices of degree >= GCB_HIGH_DEGREE) and ecl_low (Alg. 3, the rest).
+// The coloring equals serial first-fit greedy in the order (degree, hash32(v), v), largest
+// first (docs/architecture.md, "Priorities and ties"), for every shortcut setting. The color
+// reduction (ecl-gc §4, Alg. 4-5) is kernels/reduction.cu, shared with every GPU algorithm.
 //
 // State per vertex (only ever monotone: bits are cleared, best colors rise):
 //   posscol[v]  possible colors 0..31, MSB-first (color c is bit 31-c), so the best color
@@ -19,9 +21,15 @@
 //   hbits[]     high degree colors 32..k, word indptr[v] / 32 + c / 32 (the words of two
 //               vertices never overlap because each vertex has at least 32 edges).
 //   waiting[]   the per-warp lists of the low-degree vertices still waiting (ecl_low).
+//   counters[]  GCB_COUNTERS ints: the worklist's length, whether a kernel hit its pass cap,
+//               the passes each coloring kernel made and the colorings by kind (GCB_C_*).
 //
-// GCB_SHORTCUTS (bit 0: Shortcut 1, bit 1: Shortcut 2) is a compile-time constant, so each
-// setting is its own module and the visit's per-neighbour steps carry no test of it.
+// Each compile gets, as -D defines, the module's variant (GCB_BLOCK, GCB_MIN_BLOCKS and
+// GCB_SHORTCUTS, bit 0: Shortcut 1, bit 1: Shortcut 2: each setting is its own module, so the
+// visit's per-neighbour steps carry no test of it) and the constants the launcher shares
+// (GCB_HIGH_DEGREE, GCB_TRACE_COPIES, GCB_COUNTERS and the counters[] slots GCB_C_*, defined
+// once in gcbench/algorithms/gpu/ecl_gc.py). The defaults below serve a compile without them
+// (CI's nvcc -ptx); tests/algorithms/gpu/test_kernel_constants.py checks that they agree.
 #include "common.cuh"
 
 #ifndef GCB_BLOCK
@@ -34,33 +42,64 @@
 #define GCB_SHORTCUTS 3
 #endif
 
+// Degree from which a vertex is on ecl_high's worklist: a low-degree vertex keeps its pending
+// adjacency positions in bits 31..1 of a word (deg <= 31), and hbits needs 32 edges a vertex.
+#ifndef GCB_HIGH_DEGREE
+#define GCB_HIGH_DEGREE 32
+#endif
+static_assert(GCB_HIGH_DEGREE == 32, "pending[] and hbits[] are laid out for degree 32");
+
+// A kernel's per-pass trace is GCB_TRACE_COPIES copies of trace_len slots, summed by the host:
+// a warp adds to copy (warp % GCB_TRACE_COPIES), so the warps ending a pass together do not all
+// queue on one L2 address (one copy cost 4-5 % on rgg 20 and delaunay 20: docs/ecl-gc.md).
+#ifndef GCB_TRACE_COPIES
+#define GCB_TRACE_COPIES 32
+#endif
+
+// counters[] slots (ecl_gc.Counter) and their number.
+#ifndef GCB_COUNTERS
+#define GCB_COUNTERS 16
+#endif
+#ifndef GCB_C_WORKLIST
+#define GCB_C_WORKLIST 0
+#endif
+#ifndef GCB_C_CAPPED
+#define GCB_C_CAPPED 1
+#endif
+#ifndef GCB_C_PASSES_HIGH
+#define GCB_C_PASSES_HIGH 2
+#endif
+#ifndef GCB_C_PASSES_LOW
+#define GCB_C_PASSES_LOW 3
+#endif
+#ifndef GCB_C_INIT
+#define GCB_C_INIT 4
+#endif
+#ifndef GCB_C_SHORTCUT
+#define GCB_C_SHORTCUT 5
+#endif
+#ifndef GCB_C_CONVENTIONAL
+#define GCB_C_CONVENTIONAL 6
+#endif
+static_assert(GCB_C_WORKLIST < GCB_COUNTERS && GCB_C_CAPPED < GCB_COUNTERS &&
+                  GCB_C_PASSES_HIGH < GCB_COUNTERS && GCB_C_PASSES_LOW < GCB_COUNTERS &&
+                  GCB_C_INIT < GCB_COUNTERS && GCB_C_SHORTCUT < GCB_COUNTERS &&
+                  GCB_C_CONVENTIONAL < GCB_COUNTERS,
+              "every counters[] slot lies before the traces");
+
 #define FULL_MASK GCB_FULL_MASK
 #define MSB GCB_MSB
-#define HIGH_DEGREE 32
 #define COLORED 0xffffffffu
 #define EMPTY 0xffffffffu  // an entry's vertex when there is none (lane_passes)
 #define USE_SC1 (GCB_SHORTCUTS & 1)
 #define USE_SC2 (GCB_SHORTCUTS & 2)
 
-// counters[] slots, mirrored in gcbench/algorithms/gpu/ecl_gc.py
-#define C_WORKLIST 0
-#define C_CAPPED 1
-#define C_PASSES_HIGH 2
-#define C_PASSES_LOW 3
-#define C_INIT 4
-#define C_SHORTCUT 5
-#define C_CONVENTIONAL 6
-// A kernel's per-pass trace is TRACE_COPIES copies of trace_len slots, summed by the host: a
-// warp adds to copy (warp % TRACE_COPIES), so the warps ending a pass together do not all
-// queue on one L2 address (one copy cost 4-5 % on rgg 20 and delaunay 20: docs/ecl-gc.md).
-#define TRACE_COPIES 32
-
 __device__ __forceinline__ unsigned lanemask_lt() { return (1u << (threadIdx.x & 31)) - 1u; }
 
-// This warp's copy of a per-pass trace (see TRACE_COPIES).
+// This warp's copy of a per-pass trace (see GCB_TRACE_COPIES).
 __device__ __forceinline__ int* trace_copy(int* __restrict__ trace, const int trace_len)
 {
-    return trace + (size_t)((gcb_tid() >> 5) % TRACE_COPIES) * trace_len;
+    return trace + (size_t)((gcb_tid() >> 5) % GCB_TRACE_COPIES) * trace_len;
 }
 
 // Colors 0..k as an MSB-first word (all 32 bits once k >= 31).
@@ -69,9 +108,9 @@ __device__ __forceinline__ unsigned first_colors(const int k)
     return k >= 31 ? FULL_MASK : ~(FULL_MASK >> (k + 1));
 }
 
-// Priority of DESIGN §3, (degree, hash32, id), larger first, as one 64-bit key compared
-// without branches: hash32 is a bijection, so distinct vertices never tie on (degree, hash32)
-// and the id never decides.
+// Priority of docs/architecture.md, "Priorities and ties": (degree, hash32, id), larger first,
+// as one 64-bit key compared without branches: hash32 is a bijection, so distinct vertices
+// never tie on (degree, hash32) and the id never decides.
 __device__ __forceinline__ unsigned long long priority(const int v, const int deg)
 {
     return ((unsigned long long)deg << 32) | gcb_hash32(v);
@@ -115,7 +154,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_init(
             beg = indptr[v];
             deg = indptr[v + 1] - beg;
         }
-        const bool high = v < n && deg >= HIGH_DEGREE;
+        const bool high = v < n && deg >= GCB_HIGH_DEGREE;
         if (v < n && !high) {
             const unsigned long long pv = priority(v, deg);
             unsigned active = 0;
@@ -132,7 +171,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_init(
         const unsigned highs = __ballot_sync(FULL_MASK, high);
         if (highs) {
             int slot = 0;
-            if (lane == 0) slot = atomicAdd(&counters[C_WORKLIST], __popc(highs));
+            if (lane == 0) slot = atomicAdd(&counters[GCB_C_WORKLIST], __popc(highs));
             slot = __shfl_sync(FULL_MASK, slot, 0);
             if (high) worklist[slot + __popc(highs & lanemask_lt())] = v;
         }
@@ -166,7 +205,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_init(
         }
     }
     roots = __reduce_add_sync(FULL_MASK, roots);
-    if (lane == 0 && roots) atomicAdd(&counters[C_INIT], roots);
+    if (lane == 0 && roots) atomicAdd(&counters[GCB_C_INIT], roots);
 }
 
 // First set bit at or above color `from` among colors 32..worst of a high-degree vertex,
@@ -201,13 +240,13 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_high
     const int lane = threadIdx.x & 31;
     const int warp = (gcb_tid() - lane) / 32;
     const int warps = gcb_stride() / 32;
-    const int size = counters[C_WORKLIST];
+    const int size = counters[GCB_C_WORKLIST];
     if (size == 0) return;
     trace = trace_copy(trace, trace_len);
     int by_shortcut = 0, conventional = 0, pass = 0;
     for (bool again = true; again; pass++) {
         if (pass == cap) {
-            if (lane == 0) atomicExch(&counters[C_CAPPED], 1);
+            if (lane == 0) atomicExch(&counters[GCB_C_CAPPED], 1);
             break;
         }
         again = false;
@@ -274,9 +313,9 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_high
         if (lane == 0 && colored) atomicAdd(&trace[min(pass, trace_len - 1)], colored);
     }
     if (lane == 0) {
-        atomicMax(&counters[C_PASSES_HIGH], pass);
-        if (by_shortcut) atomicAdd(&counters[C_SHORTCUT], by_shortcut);
-        if (conventional) atomicAdd(&counters[C_CONVENTIONAL], conventional);
+        atomicMax(&counters[GCB_C_PASSES_HIGH], pass);
+        if (by_shortcut) atomicAdd(&counters[GCB_C_SHORTCUT], by_shortcut);
+        if (conventional) atomicAdd(&counters[GCB_C_CONVENTIONAL], conventional);
     }
 }
 
@@ -351,7 +390,7 @@ __device__ __forceinline__ bool first_entry(const int v, const int* __restrict__
 {
     const int beg = indptr[v], deg = indptr[v + 1] - beg;
     const unsigned pend = pending[v];
-    if (deg >= HIGH_DEGREE || !pend) return false;
+    if (deg >= GCB_HIGH_DEGREE || !pend) return false;
     e = make_uint4(v, beg, pend, first_colors(__popc(pend)));
     return true;
 }
@@ -467,7 +506,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
     uint4* __restrict__ waiting, int* __restrict__ colors, int* __restrict__ counters,
     int* __restrict__ trace, const int cap, const int trace_len, const int ordered)
 {
-    if (*(volatile int*)&counters[C_CAPPED]) return;
+    if (*(volatile int*)&counters[GCB_C_CAPPED]) return;
     trace = trace_copy(trace, trace_len);
     const int lane = threadIdx.x & 31;
     const int threads = gcb_stride();
@@ -477,7 +516,7 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
         uint4 e = make_uint4(EMPTY, 0, 0, 0);
         if (v < n) first_entry(v, indptr, pending, e);
         const int made = lane_passes(e, indices, posscol, colors, by_shortcut, trace, trace_len,
-                                     &counters[C_CAPPED], cap, 0);
+                                     &counters[GCB_C_CAPPED], cap, 0);
         passes = max(1, __reduce_max_sync(FULL_MASK, made));
     } else {
         const int steps = (n - 1) / threads + 1;  // of pass 0; a warp's list holds 32 per step
@@ -506,12 +545,12 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
             if (!__syncthreads_or(count > 32)) {  // every list of the block is in registers
                 if (lane >= count) head.x = EMPTY;
                 const int made = lane_passes(head, indices, posscol, colors, by_shortcut, trace,
-                                             trace_len, &counters[C_CAPPED], cap, passes);
+                                             trace_len, &counters[GCB_C_CAPPED], cap, passes);
                 passes = __reduce_max_sync(FULL_MASK, made);
                 break;
             }
             if (passes == cap) {
-                if (lane == 0) atomicExch(&counters[C_CAPPED], 1);
+                if (lane == 0) atomicExch(&counters[GCB_C_CAPPED], 1);
                 break;
             }
             int kept = 0;
@@ -532,10 +571,10 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_low(
     // the conventional colorings are the trace's others: counted off here, added by the host
     by_shortcut = __reduce_add_sync(FULL_MASK, by_shortcut);
     if (lane == 0) {
-        atomicMax(&counters[C_PASSES_LOW], passes);
+        atomicMax(&counters[GCB_C_PASSES_LOW], passes);
         if (by_shortcut) {
-            atomicAdd(&counters[C_SHORTCUT], by_shortcut);
-            atomicSub(&counters[C_CONVENTIONAL], by_shortcut);
+            atomicAdd(&counters[GCB_C_SHORTCUT], by_shortcut);
+            atomicSub(&counters[GCB_C_CONVENTIONAL], by_shortcut);
         }
     }
 }

@@ -3,7 +3,8 @@
 // only: gm_color gives every frontier vertex the smallest color none of its neighbours shows,
 // reading each neighbour once (neighbours colored at the same moment race, as in GM), and
 // gm_check retires every frontier vertex whose color no higher-priority neighbour shares and
-// sends the others back to the frontier (priority: DESIGN §3, (degree, hash32, id)).
+// sends the others back to the frontier (priority: (degree, hash32, id), docs/architecture.md,
+// "Priorities and ties").
 //
 // Frontiers come from the launcher's layout: vertices grouped in degree buckets, highest
 // first (one bucket for buckets=none). A bucket is the frontier of its first pass; each later
@@ -18,24 +19,52 @@
 // vertex's first word. Light vertices get a thread, warp vertices (< block_degree) a warp,
 // the rest a thread block; a frontier keeps the three classes in separate segments.
 //
-// status[] (mirrored in gcbench/algorithms/gpu/gm_gpu.py): S_BUCKET[p] = bucket + 1 of the
-// last pass of parity p, S_COUNT[p][3] = its losers per class, S_PASSES = non-empty passes,
-// then the frontier size of each pass. Only the first block's first thread of gm_color writes
-// the slots of its own parity; every other read is of the other parity, fixed during a kernel.
+// status[]: S_BUCKET[p] = bucket + 1 of the last pass of parity p, S_COUNT[p][3] = its losers
+// per class, S_PASSES = non-empty passes, then (S_TRACE on) the frontier size of each pass.
+// Only the first block's first thread of gm_color writes the slots of its own parity; every
+// other read is of the other parity, fixed during a kernel.
+//
+// The status[] offsets GCB_S_*, GCB_WARP_DEGREE (light vertices are those below it) and
+// GCB_SMEM_WORDS (dynamic shared memory per warp) are defined once in
+// gcbench/algorithms/gpu/gm_gpu.py and passed to every compile as -D defines; the defaults
+// below serve a compile without them (CI's nvcc -ptx), and
+// tests/algorithms/gpu/test_kernel_constants.py checks that they agree.
 #include "common.cuh"
 
 #define FULL_MASK 0xffffffffu
-#define WINDOW 1024  // colors in a group's shared-memory window: 32 words
+#define WINDOW 1024  // colors in a group's shared-memory window: 32 words, one a lane
 #define WINDOW_WORDS (WINDOW / 32)
-#define SMEM_WORDS (2 * WINDOW_WORDS)  // per warp: all shown colors, then finals only
 #define BATCH 4  // neighbour loads a thread keeps in flight
 
-#define S_BUCKET 0
-#define S_COUNT 2
-#define S_PASSES 8
-#define S_TRACE 16
+static_assert(GCB_UNCOLORED == -1, "a tentative color c is stored as -(c + 2), below none");
 
-extern __shared__ unsigned gm_smem[];  // SMEM_WORDS per warp of the block
+#ifndef GCB_WARP_DEGREE
+#define GCB_WARP_DEGREE 32
+#endif
+static_assert(GCB_WARP_DEGREE <= 32, "a light vertex's forbidden colors are one word");
+
+#ifndef GCB_SMEM_WORDS
+#define GCB_SMEM_WORDS 64
+#endif
+static_assert(GCB_SMEM_WORDS == 2 * WINDOW_WORDS, "per warp: all shown colors, then finals only");
+
+#ifndef GCB_S_BUCKET
+#define GCB_S_BUCKET 0
+#endif
+#ifndef GCB_S_COUNT
+#define GCB_S_COUNT 2
+#endif
+#ifndef GCB_S_PASSES
+#define GCB_S_PASSES 8
+#endif
+#ifndef GCB_S_TRACE
+#define GCB_S_TRACE 16
+#endif
+static_assert(GCB_S_BUCKET + 2 <= GCB_S_COUNT && GCB_S_COUNT + 6 <= GCB_S_PASSES &&
+                  GCB_S_PASSES < GCB_S_TRACE,
+              "status[]: 2 buckets, then 2 x 3 loser counts, the passes, the trace");
+
+extern __shared__ unsigned gm_smem[];  // GCB_SMEM_WORDS per warp of the block
 
 // The color a state shows: its final or tentative color, -1 for none.
 __device__ __forceinline__ int shown(const int s) { return s >= 0 ? s : -s - 2; }
@@ -90,8 +119,8 @@ __device__ __forceinline__ Frontier frontier(const int pass, const int* status,
                                              const int seg2)
 {
     const int q = (pass & 1) ^ 1;  // parity of the pass before
-    const int* losers = status + S_COUNT + 3 * q;
-    const int prev = status[S_BUCKET + q];
+    const int* losers = status + GCB_S_COUNT + 3 * q;
+    const int prev = status[GCB_S_BUCKET + q];
     const int seg[3] = {0, seg1, seg2};
     Frontier f;
     f.first = losers[0] + losers[1] + losers[2] == 0;
@@ -117,8 +146,8 @@ struct Warp {
     int rank, width;
     unsigned *all, *fin;  // window of every shown color, and of the finals only
     __device__ Warp()
-        : rank(threadIdx.x & 31), width(32), all(gm_smem + (threadIdx.x >> 5) * SMEM_WORDS),
-          fin(all + WINDOW_WORDS)
+        : rank(threadIdx.x & 31), width(32),
+          all(gm_smem + (threadIdx.x >> 5) * GCB_SMEM_WORDS), fin(all + WINDOW_WORDS)
     {
     }
     __device__ void sync() const { __syncwarp(); }
@@ -244,9 +273,10 @@ __device__ __forceinline__ bool loses(const int v, const int t, const int rank, 
                 [&](int u, int s) { return shown(s) == t && before(u, v, indptr); });
 }
 
-// Pass `pass`, first kernel: tentative colors for the frontier. Also publishes the pass's
+// Pass `pass_index`, first kernel: tentative colors for the frontier. Also publishes the pass's
 // bucket, clears its loser counts and records the frontier size.
-extern "C" __global__ void gm_color(const int pass, const int n, const int* __restrict__ indptr,
+extern "C" __global__ void gm_color(const int pass_index, const int n,
+                                    const int* __restrict__ indptr,
                                     const int* __restrict__ indices,
                                     const int* __restrict__ same_indptr,
                                     const int* __restrict__ same_indices, int* colors,
@@ -257,13 +287,13 @@ extern "C" __global__ void gm_color(const int pass, const int n, const int* __re
                                     const int seg2, int* status, const int trace_len)
 {
     const Frontier f =
-        frontier(pass, status, order, buckets, nbuckets, queues, n, seg1, seg2);
+        frontier(pass_index, status, order, buckets, nbuckets, queues, n, seg1, seg2);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-        const int p = pass & 1;
-        status[S_BUCKET + p] = f.bucket;
-        for (int c = 0; c < 3; c++) status[S_COUNT + 3 * p + c] = 0;
-        if (f.total()) status[S_PASSES]++;
-        status[S_TRACE + min(pass, trace_len - 1)] = f.total();
+        const int p = pass_index & 1;
+        status[GCB_S_BUCKET + p] = f.bucket;
+        for (int c = 0; c < 3; c++) status[GCB_S_COUNT + 3 * p + c] = 0;
+        if (f.total()) status[GCB_S_PASSES]++;
+        status[GCB_S_TRACE + min(pass_index, trace_len - 1)] = f.total();
     }
     if (f.total() == 0) return;
     const Rows full{indptr, indices}, same{same_indptr, same_indices};
@@ -277,10 +307,11 @@ extern "C" __global__ void gm_color(const int pass, const int n, const int* __re
         color_light(f.items[0][i], f.first, full, same, colors, lforbid);
 }
 
-// Pass `pass`, second kernel: retire the winners, queue the losers (colors reset to none).
+// Pass `pass_index`, second kernel: retire the winners, queue the losers (colors reset to none).
 // A loser's reset races with its neighbours' checks: one that reads "none" instead of the
 // shared color may retire, which is safe because the loser will recolor around it.
-extern "C" __global__ void gm_check(const int pass, const int n, const int* __restrict__ indptr,
+extern "C" __global__ void gm_check(const int pass_index, const int n,
+                                    const int* __restrict__ indptr,
                                     const int* __restrict__ same_indptr,
                                     const int* __restrict__ same_indices, int* colors,
                                     const int* __restrict__ order,
@@ -288,12 +319,12 @@ extern "C" __global__ void gm_check(const int pass, const int n, const int* __re
                                     int* queues, const int seg1, const int seg2, int* status)
 {
     const Frontier f =
-        frontier(pass, status, order, buckets, nbuckets, queues, n, seg1, seg2);
+        frontier(pass_index, status, order, buckets, nbuckets, queues, n, seg1, seg2);
     if (f.total() == 0) return;
     const Rows same{same_indptr, same_indices};
-    const int p = pass & 1;
+    const int p = pass_index & 1;
     int* const next = queues + (size_t)p * n;
-    int* const count = status + S_COUNT + 3 * p;
+    int* const count = status + GCB_S_COUNT + 3 * p;
     for (int i = blockIdx.x; i < f.count[2]; i += gridDim.x) {
         const int v = f.items[2][i], t = shown(colors[v]);
         const bool lost = Block().any(

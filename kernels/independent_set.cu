@@ -1,6 +1,7 @@
 // The independent-set family (Luby / Jones-Plassmann): jpl, jpl-minmax, gunrock, cohen, luby,
 // very-random (jpl-borione §III-C..E, §IV; luby-cf). One selection pass = is_thread over the
-// light vertices, plus is_warp / is_block over the hub lists when the launcher balances load.
+// light vertices, plus is_warp / is_block over the hub lists when the launcher balances load;
+// is_permutation, is_random and is_random_float make the values of jpl, luby and gunrock.
 //
 // An uncolored vertex whose value beats every neighbour still in play takes color `base` (a
 // local maximum); with want = MAX|MIN a local minimum takes `base + 1` (Alg. 5/6). A neighbour
@@ -16,8 +17,16 @@
 #define GCB_KEY_HASH 0
 #endif
 
-#define GCB_MAX 1u
-#define GCB_MIN 2u
+// The selection bits of `want`: MAX and MIN of gcbench/algorithms/gpu/independent_set.py,
+// passed to every compile as -D defines; these defaults serve a compile without them (CI's
+// nvcc -ptx), and tests/algorithms/gpu/test_kernel_constants.py checks that they agree.
+#ifndef GCB_MAX
+#define GCB_MAX 1
+#endif
+#ifndef GCB_MIN
+#define GCB_MIN 2
+#endif
+static_assert((GCB_MAX & GCB_MIN) == 0 && GCB_MAX > 0 && GCB_MIN > 0, "two disjoint bits");
 
 // A vertex's value in this pass.
 struct Key {

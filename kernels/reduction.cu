@@ -6,7 +6,15 @@
 
 #define FULL_MASK GCB_FULL_MASK
 #define MSB GCB_MSB
-#define C_RECOLORED 0  // counters[] slot, mirrored in gcbench/algorithms/gpu/reduction.py
+
+// Heuristic 2 moves vertices among the first GCB_H2_COLORS colors only: H2_COLORS of
+// gcbench/algorithms/reduction.py (its host twin's, and the launcher's size of avail[]),
+// passed to every compile as a -D define; this default serves a compile without it (CI's
+// nvcc -ptx), and tests/algorithms/gpu/test_kernel_constants.py checks that they agree.
+#ifndef GCB_H2_COLORS
+#define GCB_H2_COLORS 32
+#endif
+static_assert(GCB_H2_COLORS == 32, "a set's target colors for one color are one 32-bit word");
 
 // Heuristic 1 (Alg. 4), step 1: near[v] = 1 for every vertex with a hic neighbour.
 extern "C" __global__ void h1_near(const int n, const int* __restrict__ indptr,
@@ -129,22 +137,23 @@ extern "C" __global__ void h2_union(const int n, const int* __restrict__ indptr,
         [&](int, unsigned) {});
 }
 
-// Step 3: every hic index points at its set's root; every set's 32 recoloring bitmaps start as
-// avail[i] = colors i+1 .. min(hic-1, 31) (MSB-first).
+// Step 3: every hic index points at its set's root; every set's GCB_H2_COLORS recoloring bitmaps
+// start as avail[i] = colors i+1 .. min(hic - 1, GCB_H2_COLORS - 1) (MSB-first).
 extern "C" __global__ void h2_sets(int* __restrict__ parent, const int h, const int hic,
                                    unsigned* __restrict__ avail)
 {
-    const int top = min(hic - 1, 31);
+    const int top = min(hic - 1, GCB_H2_COLORS - 1);
     for (int j = gcb_tid(); j < h; j += gcb_stride()) {
         parent[j] = uf_find(parent, j, h);
-        for (int i = 0; i < 32; i++)
-            avail[(size_t)j * 32 + i] =
-                i + 1 > top ? 0u : (FULL_MASK >> (i + 1)) & ~(top == 31 ? 0u : FULL_MASK >> (top + 1));
+        for (int i = 0; i < GCB_H2_COLORS; i++)
+            avail[(size_t)j * GCB_H2_COLORS + i] =
+                i + 1 > top ? 0u
+                            : (FULL_MASK >> (i + 1)) & ~(top == 31 ? 0u : FULL_MASK >> (top + 1));
     }
 }
 
-// Step 4: for a neighbour v (color c < 32) of set s, remove its neighbours' colors < 32 from
-// avail[s][c].
+// Step 4: for a neighbour v (color c < GCB_H2_COLORS) of set s, remove its neighbours' colors
+// < GCB_H2_COLORS from avail[s][c].
 extern "C" __global__ void h2_restrict(const int n, const int* __restrict__ indptr,
                                        const int* __restrict__ indices,
                                        const int* __restrict__ colors,
@@ -154,10 +163,10 @@ extern "C" __global__ void h2_restrict(const int n, const int* __restrict__ indp
 {
     gcb_each_vertex<false>(
         n, nullptr, indptr, indices,
-        [&](int v) { return anchor[v] >= 0 && (unsigned)colors[v] < 32; },
-        [&](int, int u) { return (unsigned)colors[u] < 32 ? MSB >> colors[u] : 0u; },
+        [&](int v) { return anchor[v] >= 0 && (unsigned)colors[v] < GCB_H2_COLORS; },
+        [&](int, int u) { return (unsigned)colors[u] < GCB_H2_COLORS ? MSB >> colors[u] : 0u; },
         [&](int v, unsigned used) {
-            atomicAnd(&avail[(size_t)parent[anchor[v]] * 32 + colors[v]], ~used);
+            atomicAnd(&avail[(size_t)parent[anchor[v]] * GCB_H2_COLORS + colors[v]], ~used);
         });
 }
 
@@ -174,19 +183,20 @@ extern "C" __global__ void h2_resolve(const int n, const int* __restrict__ indpt
 {
     gcb_each_vertex<false>(
         n, nullptr, indptr, indices,
-        [&](int v) { return anchor[v] >= 0 && (unsigned)colors[v] < 32; },
+        [&](int v) { return anchor[v] >= 0 && (unsigned)colors[v] < GCB_H2_COLORS; },
         [&](int v, int u) {
             const int d = colors[u];
-            if (anchor[u] < 0 || (unsigned)d >= 32) return 0u;
+            if (anchor[u] < 0 || (unsigned)d >= GCB_H2_COLORS) return 0u;
             const int s = parent[anchor[v]], t = parent[anchor[u]];
             if (s == t) return 0u;
-            const unsigned mine = before[(size_t)s * 32 + colors[v]];
-            const unsigned theirs = before[(size_t)t * 32 + d];
+            const unsigned mine = before[(size_t)s * GCB_H2_COLORS + colors[v]];
+            const unsigned theirs = before[(size_t)t * GCB_H2_COLORS + d];
             const int pm = __popc(mine), pt = __popc(theirs);
             return pt > pm || (pt == pm && t > s) ? theirs : 0u;
         },
         [&](int v, unsigned lost) {
-            if (lost) atomicAnd(&avail[(size_t)parent[anchor[v]] * 32 + colors[v]], ~lost);
+            if (lost)
+                atomicAnd(&avail[(size_t)parent[anchor[v]] * GCB_H2_COLORS + colors[v]], ~lost);
         });
 }
 
@@ -195,9 +205,9 @@ extern "C" __global__ void h2_choose(const int* __restrict__ parent, const int h
                                      const unsigned* __restrict__ avail, int* __restrict__ choice)
 {
     for (int j = gcb_tid(); j < h; j += gcb_stride()) {
-        const unsigned* const sets = avail + (size_t)parent[j] * 32;
+        const unsigned* const sets = avail + (size_t)parent[j] * GCB_H2_COLORS;
         int pick = -1;
-        for (int i = 0; i < min(hic, 32); i++) {
+        for (int i = 0; i < min(hic, GCB_H2_COLORS); i++) {
             if (sets[i]) {
                 pick = (i << 8) | __clz(sets[i]);
                 break;
@@ -207,12 +217,12 @@ extern "C" __global__ void h2_choose(const int* __restrict__ parent, const int h
     }
 }
 
-// Step 6b: apply the moves; counters[C_RECOLORED] counts the hic vertices that moved.
+// Step 6b: apply the moves; recolored[0] counts the hic vertices that moved.
 extern "C" __global__ void h2_apply(const int h, const int* __restrict__ hv,
                                     const int* __restrict__ indptr,
                                     const int* __restrict__ indices, int* __restrict__ colors,
                                     const int* __restrict__ hidx, const int* __restrict__ choice,
-                                    int* __restrict__ counters)
+                                    int* __restrict__ recolored)
 {
     gcb_each_vertex<false>(
         h, hv, indptr, indices, [&](int v) { return choice[hidx[v]] >= 0; },
@@ -223,6 +233,6 @@ extern "C" __global__ void h2_apply(const int h, const int* __restrict__ hv,
         },
         [&](int v, unsigned) {
             colors[v] = choice[hidx[v]] >> 8;
-            atomicAdd(&counters[C_RECOLORED], 1);
+            atomicAdd(recolored, 1);
         });
 }

@@ -1,13 +1,40 @@
-// The runner's validation (DESIGN §4): the whole Validation of a device coloring, balance columns
-// included, from one pass over the graph, so nothing of size n goes to the host to be checked.
-// validate_coloring makes that pass; class_sums then reads only the class sizes it counted.
+// The runner's validation (docs/architecture.md, "Validation"): the whole Validation of a device
+// coloring, balance columns included, from one pass over the graph, so nothing of size n goes to
+// the host to be checked. validate_coloring makes that pass; class_sums then reads only the
+// class sizes it counted.
 //
-// out[0]: CSR entries whose endpoints share a color (2 per edge); out[1]: uncolored vertices;
-// out[2]: colors >= n (then the host counts the classes itself); out[3]: non-empty classes
-// below n; out[4]: the sum of their squared sizes; out[5]: the smallest (start: ~0);
-// out[6]: the largest. size[c]: the size of class c < n (start: 0); maxc[0]: the largest color
-// (start: -1). The slots are mirrored in gcbench/algorithms/gpu/runtime.py.
+// out[GCB_SUM_ENTRIES]: CSR entries whose endpoints share a color (2 per edge);
+// out[GCB_SUM_UNCOLORED]: uncolored vertices; out[GCB_SUM_BIG]: colors >= n (then the host
+// counts the classes itself); out[GCB_SUM_CLASSES]: non-empty classes below n;
+// out[GCB_SUM_SQUARES]: the sum of their squared sizes; out[GCB_SUM_SMALLEST]: the smallest
+// (start: ~0); out[GCB_SUM_LARGEST]: the largest. size[c]: the size of class c < n (start: 0);
+// maxc[0]: the largest color (start: -1).
 #include "common.cuh"
+
+// out[]'s slots: runtime.Sum in gcbench/algorithms/gpu/runtime.py is their definition, passed
+// to every compile as -D defines; these defaults serve a compile without them (CI's nvcc -ptx)
+// and tests/algorithms/gpu/test_kernel_constants.py checks that they agree.
+#ifndef GCB_SUM_ENTRIES
+#define GCB_SUM_ENTRIES 0
+#endif
+#ifndef GCB_SUM_UNCOLORED
+#define GCB_SUM_UNCOLORED 1
+#endif
+#ifndef GCB_SUM_BIG
+#define GCB_SUM_BIG 2
+#endif
+#ifndef GCB_SUM_CLASSES
+#define GCB_SUM_CLASSES 3
+#endif
+#ifndef GCB_SUM_SQUARES
+#define GCB_SUM_SQUARES 4
+#endif
+#ifndef GCB_SUM_SMALLEST
+#define GCB_SUM_SMALLEST 5
+#endif
+#ifndef GCB_SUM_LARGEST
+#define GCB_SUM_LARGEST 6
+#endif
 
 // size[key] += the lanes of the warp holding `key` (none for key < 0): one atomic per distinct
 // key per warp, so the few large classes of a coloring are not one atomic per vertex.
@@ -38,13 +65,13 @@ extern "C" __global__ void validate_coloring(const int n, const int* __restrict_
         big += cv >= n;
         for (int e = indptr[v]; e < indptr[v + 1]; e++) conflicts += (colors[indices[e]] == cv);
     }
-    if (conflicts) atomicAdd(&out[0], conflicts);
+    if (conflicts) atomicAdd(&out[GCB_SUM_ENTRIES], conflicts);
     uncolored = __reduce_add_sync(GCB_FULL_MASK, uncolored);
     big = __reduce_add_sync(GCB_FULL_MASK, big);
     top = __reduce_max_sync(GCB_FULL_MASK, top);
     if ((threadIdx.x & 31) == 0) {
-        if (uncolored) atomicAdd(&out[1], (unsigned long long)uncolored);
-        if (big) atomicAdd(&out[2], (unsigned long long)big);
+        if (uncolored) atomicAdd(&out[GCB_SUM_UNCOLORED], (unsigned long long)uncolored);
+        if (big) atomicAdd(&out[GCB_SUM_BIG], (unsigned long long)big);
         if (top >= 0) atomicMax(maxc, top);
     }
 }
@@ -78,9 +105,9 @@ extern "C" __global__ void class_sums(const int n, const unsigned* __restrict__ 
     most = __reduce_max_sync(GCB_FULL_MASK, most);
     squares = warp_sum64(squares);
     if ((threadIdx.x & 31) == 0 && count) {
-        atomicAdd(&out[3], (unsigned long long)count);
-        atomicAdd(&out[4], squares);
-        atomicMin(&out[5], (unsigned long long)least);
-        atomicMax(&out[6], (unsigned long long)most);
+        atomicAdd(&out[GCB_SUM_CLASSES], (unsigned long long)count);
+        atomicAdd(&out[GCB_SUM_SQUARES], squares);
+        atomicMin(&out[GCB_SUM_SMALLEST], (unsigned long long)least);
+        atomicMax(&out[GCB_SUM_LARGEST], (unsigned long long)most);
     }
 }

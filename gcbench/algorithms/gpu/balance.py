@@ -14,6 +14,9 @@ from gcbench.algorithms.registry import Coloring
 
 BLOCK = 256
 
+# What kernels/balance.cu shares with the host rounds: passed to every compile as a -D define.
+runtime.share("balance", GCB_BALANCE_WINDOW=balance.WINDOW)
+
 
 def balance_device(dgraph: runtime.DeviceGraph, coloring: Coloring, mode: str) -> Coloring:
     """``coloring`` (device colors) balanced with ``mode``; "none" returns it unchanged. The

@@ -10,110 +10,195 @@ largest hash, and a list of at most one tile has none, so the passes end). Last,
 suggests, a greedy pass pulls colors down one color class at a time. ``iterations`` counts
 tile passes; ``trace["active"]`` the conflicting vertices after each. Decisions:
 docs/independent-set.md.
+
+The spec's ``setup`` (:func:`scratch`) makes the graph's buffers and the conflict lists' sort
+key once; ``bind`` looks up the kernels, so a timed call only colors.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 
 from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.gpu.independent_set import WARP_DEGREE
-from gcbench.algorithms.registry import WARP, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.registry import UNCOLORED, WARP, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.rounds import run_rounds
 
 FAMILY = "cf"
 TILE_BYTES = 24  # shared memory per tile vertex (kernels/cf.cu, struct Tile)
 MAX_TILE = 48 * 1024 // TILE_BYTES  # the shared memory every CUDA device gives a block
-_PASS_KERNELS = ("tiles", "tile_adjacency", "list_tiles", "conflicts", "positions")
+SLOTS = 2 * 8 * MAX_TILE  # pull-down buckets set up per graph: 8 passes at the largest tile
+
+# What kernels/cf.cu shares with this module: passed to every compile as a -D define.
+runtime.share(FAMILY, GCB_CF_TILE_BYTES=TILE_BYTES)
 
 
-def _pull_down(dg: runtime.DeviceGraph, colors: Any, classes: int, block_size: int) -> None:
-    """Greedy first fit by color class, lowest first: class c's vertices (an independent set)
-    move together to the smallest color no neighbour holds, which is never above c."""
+@dataclass
+class _Scratch:
+    """Per-graph device buffers, made by the spec's setup and reused by every run on the graph.
+    ``colors`` is the output of every run on this graph: valid until the next run."""
+
+    colors: Any  # int32[n]
+    losers: Any  # int32[n]: the vertices the next pass colors (cf_conflicts appends them)
+    count: Any  # int32[1]: their number
+    pos: Any  # int32[n]: a vertex's place in the pass's list; -1 off it, and between passes
+    rank: Any  # int64[n]: (max degree - degree) << 32 | v, the conflict lists' sort key
+    inner: Any  # int32[n]: in-tile degree of each list entry
+    offsets: Any  # int32[n + 1]: where each entry's in-tile neighbours start (offsets[0] = 0)
+    adj: Any  # int32[max(nnz, 1)]: the list's in-tile adjacency
+    order: Any  # int32[n]: the pull-down's vertices, bucket by bucket
+    slots: Any  # int32[>= SLOTS]: the pull-down's bucket sizes, then starts
+    clean: bool = True  # pos is all -1 (False from a run's start to its end)
+
+    def zeroed_slots(self, size: int) -> Any:
+        """``slots[:size]``, zeroed; the buffer grows the first time a run needs more (more
+        than 8 passes at the largest tile: a warm-up absorbs that allocation)."""
+        if self.slots.size < size:
+            self.slots = runtime.cupy().empty(max(size, 2 * self.slots.size), dtype=np.int32)
+        slots = self.slots[:size]
+        slots.fill(0)
+        return slots
+
+
+def _build(dg: runtime.DeviceGraph) -> _Scratch:
     cp = runtime.cupy()
-    n, b = np.int32(dg.n), block_size
-    bucket = runtime.kernel(FAMILY, "cf_bucket")
-    buckets = 2 * classes  # bucket 2c + heavy: color c, split by degree >= WARP_DEGREE
-    slots = cp.zeros(buckets, dtype=np.int32)
-    order = cp.empty(dg.n, dtype=np.int32)
-    grid = (runtime.grid_for(dg.n, b),)
-    common = (n, dg.indptr, colors, np.int32(WARP_DEGREE))
-    bucket(grid, (b,), (*common, np.int32(0), slots, order))
-    sizes = slots.get()
-    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int32)
-    slots.set(starts[:-1])
-    bucket(grid, (b,), (*common, np.int32(1), slots, order))
-    thread = runtime.kernel(FAMILY, "cf_pull_thread")
-    warp = runtime.kernel(FAMILY, "cf_pull_warp")
-    for k in np.flatnonzero(sizes[2:]) + 2:  # class 0 stays where it is
-        size, heavy = int(sizes[k]), bool(k % 2)
-        members = order[starts[k] : starts[k + 1]]
-        grid = (runtime.grid_for(size * 32 if heavy else size, b),)
-        (warp if heavy else thread)(
-            grid, (b,), (np.int32(size), members, dg.indptr, dg.indices, colors)
-        )
+    n = dg.n
+    # highest degree first, then id: the dense core of the conflicts shares few tiles
+    fewer = (dg.max_degree - cp.diff(dg.indptr)).astype(np.int64)
+    return _Scratch(
+        colors=cp.empty(n, dtype=np.int32),
+        losers=cp.empty(n, dtype=np.int32),
+        count=runtime.scalar_counter(),
+        pos=cp.full(n, -1, dtype=np.int32),
+        rank=fewer << 32 | cp.arange(n, dtype=np.int64),
+        inner=cp.empty(n, dtype=np.int32),
+        offsets=cp.zeros(n + 1, dtype=np.int32),
+        adj=cp.empty(max(dg.nnz, 1), dtype=np.int32),
+        order=cp.empty(n, dtype=np.int32),
+        slots=cp.empty(SLOTS, dtype=np.int32),
+    )
+
+
+def scratch(dg: runtime.DeviceGraph) -> _Scratch:
+    """The graph's buffers, made once (the spec's setup: timed as ``setup_ms``)."""
+    return dg.extra("cf", _build)
+
+
+@dataclass(frozen=True)
+class _Kernels:
+    """The kernels of kernels/cf.cu (``cf_<field>``)."""
+
+    tiles: Any
+    tile_adjacency: Any
+    list_tiles: Any
+    conflicts: Any
+    positions: Any
+    bucket: Any
+    pull_thread: Any
+    pull_warp: Any
+
+
+def _kernels() -> _Kernels:
+    return _Kernels(**{f.name: runtime.kernel(FAMILY, f"cf_{f.name}") for f in fields(_Kernels)})
+
+
+class _Run:
+    """One coloring of ``dg`` with ``block_size`` threads a block and tiles of ``tile``
+    vertices, over the graph's scratch: :func:`bind` makes it, the timed call calls it. The
+    tile passes are the rounds of :func:`~gcbench.algorithms.rounds.run_rounds` (:meth:`step`);
+    ``listed`` is the number of vertices the next pass colors."""
+
+    def __init__(self, dg: runtime.DeviceGraph, block_size: int, tile: int) -> None:
+        self.dg, self.s, self.k = dg, scratch(dg), _kernels()
+        self.block, self.tile = block_size, tile
+        self.width, self.shared = np.int32(tile), tile * TILE_BYTES
+        self.graph = (dg.indptr, dg.indices)
+        self.listed = dg.n
+
+    def __call__(self) -> Coloring:
+        """Tile passes until no cross-tile conflict, then the pull-down."""
+        n, s = self.dg.n, self.s
+        if n == 0:
+            return Coloring(s.colors, 0, {"active": []})
+        if not s.clean:  # the last run stopped inside a pass
+            s.pos.fill(-1)
+        s.clean = False
+        s.colors.fill(UNCOLORED)
+        self.listed = n
+        passes, active = run_rounds(self.step, cap=n + 1, algorithm="cf", colors=s.colors)
+        self.pull_down(s.colors, passes * self.tile)
+        s.clean = True
+        return Coloring(s.colors, passes, {"active": active})
+
+    def step(self, rnd: int) -> int:
+        """Pass ``rnd``: color the listed vertices (every vertex in pass 0), list the losers of
+        the conflicts that leaves; returns their number."""
+        s, k, b = self.s, self.k, self.block
+        size = np.int32(self.listed)
+        grid = (runtime.grid_for(self.listed, b),)
+        s.count.fill(0)
+        if rnd == 0:
+            tiles = (runtime.grid_for(self.dg.n, self.tile),)
+            k.tiles(tiles, (b,), (size, self.width, *self.graph, s.colors), shared_mem=self.shared)
+            args = (size, s.colors, np.int32(1), *self.graph, s.colors, s.losers, s.count)
+            k.conflicts(grid, (b,), args)  # identity: the list (here colors) is not read
+        else:
+            self._list_pass(rnd, size, grid)
+        self.listed = int(s.count.get()[0])
+        return self.listed
+
+    def _list_pass(self, rnd: int, size: np.int32, grid: tuple[int]) -> None:
+        """Pass ``rnd`` >= 1: the listed vertices, highest degree first, in tiles of their own
+        with the fresh colors [rnd * tile, rnd * tile + tile)."""
+        cp = runtime.cupy()
+        s, k, b, count = self.s, self.k, self.block, int(size)
+        current = (cp.sort(s.rank[s.losers[:count]]) & 0xFFFFFFFF).astype(np.int32)
+        k.positions(grid, (b,), (size, current, s.pos, np.int32(1)))
+        adjacency = (size, self.width, current, s.pos, *self.graph)
+        k.tile_adjacency(grid, (b,), (*adjacency, np.int32(0), s.inner, s.offsets, s.adj))
+        cp.cumsum(s.inner[:count], dtype=np.int32, out=s.offsets[1 : count + 1])
+        k.tile_adjacency(grid, (b,), (*adjacency, np.int32(1), s.inner, s.offsets, s.adj))
+        tiles = (runtime.grid_for(count, self.tile),)
+        args = (size, self.width, current, s.offsets, s.adj, s.colors, np.int32(rnd * self.tile))
+        k.list_tiles(tiles, (b,), args, shared_mem=self.shared)
+        args = (size, current, np.int32(0), *self.graph, s.colors, s.losers, s.count)
+        k.conflicts(grid, (b,), args)
+        k.positions(grid, (b,), (size, current, s.pos, np.int32(0)))
+
+    def pull_down(self, colors: Any, classes: int) -> None:
+        """Greedy first fit by color class, lowest first: class c's vertices (an independent
+        set) move together to the smallest color no neighbour holds, which is never above c.
+        ``classes`` bounds the colors in use."""
+        dg, s, k, b = self.dg, self.s, self.k, self.block
+        n = np.int32(dg.n)
+        slots = s.zeroed_slots(2 * classes)  # bucket 2c + heavy: color c, split by degree
+        grid = (runtime.grid_for(dg.n, b),)
+        common = (n, dg.indptr, colors, np.int32(WARP_DEGREE))
+        k.bucket(grid, (b,), (*common, np.int32(0), slots, s.order))
+        sizes = slots.get()
+        starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int32)
+        slots.set(starts[:-1])
+        k.bucket(grid, (b,), (*common, np.int32(1), slots, s.order))
+        for c in np.flatnonzero(sizes[2:]) + 2:  # class 0 stays where it is
+            size, heavy = int(sizes[c]), bool(c % 2)
+            members = s.order[starts[c] : starts[c + 1]]
+            grid = (runtime.grid_for(size * 32 if heavy else size, b),)
+            (k.pull_warp if heavy else k.pull_thread)(
+                grid, (b,), (np.int32(size), members, dg.indptr, dg.indices, colors)
+            )
+
+
+def bind(dg: runtime.DeviceGraph, *, block_size: int = 256, tile: int = 2048) -> _Run:
+    """:func:`cf` as a call with no arguments (the scratch and the kernels looked up now)."""
+    return _Run(dg, block_size, tile)
 
 
 def cf(dg: runtime.DeviceGraph, *, block_size: int = 256, tile: int = 2048) -> Coloring:
     """Communication-free coloring: tile passes until no cross-tile conflict, then pull-down."""
-    cp = runtime.cupy()
-    n, b = dg.n, block_size
-    colors = runtime.uncolored(n)
-    if n == 0:
-        return Coloring(colors, 0, {"active": []})
-    kernels = {name: runtime.kernel(FAMILY, f"cf_{name}") for name in _PASS_KERNELS}
-    shared = tile * TILE_BYTES
-    width = np.int32(tile)
-    graph = (dg.indptr, dg.indices)
-    losers = cp.empty(n, dtype=np.int32)
-    count = cp.zeros(1, dtype=np.int32)
-    lists: dict[str, Any] = {}  # what conflict passes need, made at the first one
-    listed = [n]  # vertices the next pass colors
-
-    def conflict_pass(rnd: int, size: np.int32, grid: tuple[int]) -> None:
-        if not lists:
-            lists.update(
-                pos=cp.full(n, -1, dtype=np.int32),
-                degree=cp.diff(dg.indptr),
-                inner=cp.empty(n, dtype=np.int32),
-                offsets=cp.zeros(n + 1, dtype=np.int32),
-                adj=cp.empty(max(dg.nnz, 1), dtype=np.int32),
-            )
-        pos, inner, offsets, adj = (lists[k] for k in ("pos", "inner", "offsets", "adj"))
-        ids = losers[: int(size)]
-        # highest degree first, then id: the dense core of the conflicts shares few tiles
-        key = (dg.max_degree - lists["degree"][ids]).astype(np.int64) << 32 | ids
-        current = (cp.sort(key) & 0xFFFFFFFF).astype(np.int32)
-        kernels["positions"](grid, (b,), (size, current, pos, np.int32(1)))
-        adjacency = (size, width, current, pos, *graph)
-        kernels["tile_adjacency"](grid, (b,), (*adjacency, np.int32(0), inner, offsets, adj))
-        offsets[1 : int(size) + 1] = cp.cumsum(inner[: int(size)], dtype=np.int32)
-        kernels["tile_adjacency"](grid, (b,), (*adjacency, np.int32(1), inner, offsets, adj))
-        tiles = (runtime.grid_for(int(size), tile),)
-        args = (size, width, current, offsets, adj, colors, np.int32(rnd * tile))
-        kernels["list_tiles"](tiles, (b,), args, shared_mem=shared)
-        args = (size, current, np.int32(0), *graph, colors, losers, count)
-        kernels["conflicts"](grid, (b,), args)
-        kernels["positions"](grid, (b,), (size, current, pos, np.int32(0)))
-
-    def step(rnd: int) -> int:
-        size = np.int32(listed[0])
-        grid = (runtime.grid_for(listed[0], b),)
-        count.fill(0)
-        if rnd == 0:
-            tiles = (runtime.grid_for(n, tile),)
-            kernels["tiles"](tiles, (b,), (size, width, *graph, colors), shared_mem=shared)
-            args = (size, colors, np.int32(1), *graph, colors, losers, count)  # no list read
-            kernels["conflicts"](grid, (b,), args)
-        else:
-            conflict_pass(rnd, size, grid)
-        listed[0] = int(count.get()[0])
-        return listed[0]
-
-    passes, active = runtime.run_rounds(step, cap=n + 1, algorithm="cf", colors=colors)
-    _pull_down(dg, colors, passes * tile, b)
-    return Coloring(colors, passes, {"active": active})
+    return bind(dg, block_size=block_size, tile=tile)()
 
 
 register(
@@ -139,6 +224,8 @@ register(
         iterations_meaning="tile passes (the pull-down pass not counted)",
         description="Communication-free: block-local coloring in shared memory, cross-block "
         "conflicts recolored with fresh colors, then a greedy pull-down",
+        setup=scratch,
         kernel=FAMILY,
+        bind=bind,
     )
 )

@@ -16,6 +16,7 @@ block-size study are in docs/deveci.md.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ import numpy as np
 
 from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.rounds import run_rounds
 from gcbench.errors import RoundCapError, SpecError
 
 VB_FAMILY, EB_FAMILY = "deveci_vb", "deveci_eb"
@@ -32,6 +34,18 @@ TENTATIVE_WIDTH = 31  # eb-tent, eb-er: the top bit marks a tentative color (§3
 VB_BLOCK, EB_BLOCK = 8, 256  # default block sizes: docs/deveci.md, "Default block sizes"
 CONFLICT_LISTS = ("atomic", "scan")
 EDGES_KEY = "deveci.edges"
+
+
+@enum.unique
+class Counter(enum.IntEnum):
+    """The slots of an EB round's counters (``GCB_EB_C_<NAME>`` in kernels/deveci_eb.cu)."""
+
+    UNCOLORED = 0  # vertices still uncolored after the round
+    KEPT = 1  # edges eb-er's ForbidColors kept: the next round's list
+
+
+# What kernels/deveci_eb.cu shares with this module: passed to every compile as -D defines.
+runtime.share(EB_FAMILY, GCB_EB_COUNTERS=len(Counter), **runtime.slot_defines("GCB_EB_C_", Counter))
 
 
 def launch(items: int, block_size: int) -> tuple[tuple[int], tuple[int]]:
@@ -83,7 +97,7 @@ def _vertex_based(
             count = int(next_count.get()[0])
         return count
 
-    rounds, active = runtime.run_rounds(step, cap=n + 1, algorithm=algorithm, colors=colors)
+    rounds, active = run_rounds(step, cap=n + 1, algorithm=algorithm, colors=colors)
     return Coloring(colors, rounds, {"active": active})
 
 
@@ -142,8 +156,8 @@ def edge_round_cap(dg: runtime.DeviceGraph) -> int:
 
 
 class _Rounds:
-    """What every EB round shares: launch shapes, the triple-buffered counter pairs
-    (uncolored, edges kept) and the edge-based round loop with its traces."""
+    """What every EB round shares: launch shapes, the triple-buffered counters
+    (:class:`Counter`) and the edge-based round loop with its traces."""
 
     def __init__(self, dg: runtime.DeviceGraph, block_size: int, algorithm: str) -> None:
         self.dg, self.block_size, self.algorithm = dg, block_size, algorithm
@@ -151,7 +165,7 @@ class _Rounds:
         self.vertices = launch(dg.n, block_size)
         # round r counts into counters[r % 3] and zeroes counters[(r + 1) % 3]; counters[r % 3]
         # also holds the length of the list round r compacts to, which round r + 1 reads
-        self.counters = runtime.cupy().zeros((3, 2), dtype=np.int32)
+        self.counters = runtime.cupy().zeros((3, len(Counter)), dtype=np.int32)
         self.processed: list[float] = []
 
     def pair(self, rnd: int) -> tuple[Any, Any]:
@@ -163,7 +177,7 @@ class _Rounds:
         if self.dg.n == 0:
             return 0, {"active": [], "uncolored": []}
         cap = edge_round_cap(self.dg)
-        rounds, left = runtime.run_rounds(step, cap=cap, algorithm=self.algorithm, colors=colors)
+        rounds, left = run_rounds(step, cap=cap, algorithm=self.algorithm, colors=colors)
         return rounds, {"active": self.processed, "uncolored": left}
 
 
@@ -186,7 +200,7 @@ def eb(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK) -> Coloring:
         assign(*rounds.vertices, (np.int32(dg.n), dg.indptr, colors, forbidden, clear))
         detect(grid, block, (edges.count, edges.pairs, colors, mine))
         forbid(grid, block, (edges.count, edges.pairs, colors, dg.indptr, forbidden))
-        return int(mine[0].get())
+        return int(mine[Counter.UNCOLORED].get())
 
     iterations, trace = rounds.loop(step, colors)
     return Coloring(colors, iterations, trace)
@@ -236,12 +250,13 @@ def _color_sets(
         if removal:
             kept = buffers[rnd % 2]
             forbid(grid, block, (count, pairs, colors, sets, vf, kept, mine))
-            count, pairs = mine[1:], kept
+            count, pairs = mine[Counter.KEPT : Counter.KEPT + 1], kept
         else:
             forbid(grid, block, (count, pairs, colors, sets, vf))
         if tentative:
             tent(grid, block, (count, pairs, colors, sets, vf, tv))
-        left, kept_count = (int(x) for x in mine.get())
+        got = mine.get()
+        left, kept_count = int(got[Counter.UNCOLORED]), int(got[Counter.KEPT])
         current = (count, pairs, kept_count if removal else m)
         return left
 

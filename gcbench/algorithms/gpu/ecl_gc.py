@@ -8,7 +8,7 @@ coloring kernels are persistent: one grid, all of it resident, loops asynchronou
 its vertices are colored, at most ``cap`` passes per warp (every resident block, or 3/4 of
 them where the graph's working set fits in L2, with pass 0 in order there where neighbours
 are close in id: :func:`coloring_grid`). The colors equal serial greedy in LDF order
-(DESIGN §3) for every ``shortcuts`` setting.
+(docs/architecture.md, "Priorities and ties") for every ``shortcuts`` setting.
 
 The color reduction (ecl-gc §4) is :mod:`gcbench.algorithms.gpu.reduction`, shared with every
 other GPU algorithm's ``reduce`` parameter.
@@ -16,6 +16,7 @@ other GPU algorithm's ``reduce`` parameter.
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,15 +39,36 @@ from gcbench.errors import RoundCapError
 SHORTCUTS = {"none": 0, "sc1": 1, "sc2": 2, "both": 3}  # GCB_SHORTCUTS: bit 0 Shortcut 1, bit 1 2
 BLOCK = 512  # the original's threads per block
 KERNEL = "ecl_gc"  # kernels/ecl_gc.cu
-HIGH_DEGREE = 32  # degree from which a vertex is on the worklist (kernels/ecl_gc.cu)
+HIGH_DEGREE = 32  # degree from which a vertex is on the worklist
 TRACE_PASSES = 1 << 14  # per-pass trace slots per kernel; later passes share the last one
-TRACE_COPIES = 32  # copies of each kernel's trace, one per warp % 32 (kernels/ecl_gc.cu)
+TRACE_COPIES = 32  # copies of each kernel's trace, one per warp % TRACE_COPIES
 TRACE = TRACE_COPIES * TRACE_PASSES  # ints of one kernel's trace
 INT_MAX = 2**31 - 1
-# counters[] slots, as in kernels/ecl_gc.cu
-C_WORKLIST, C_CAPPED, C_PASSES_HIGH, C_PASSES_LOW = 0, 1, 2, 3
-C_INIT, C_SHORTCUT, C_CONVENTIONAL = 4, 5, 6
-COUNTERS = 16
+
+
+@enum.unique
+class Counter(enum.IntEnum):
+    """The slots of the kernels' ``counters[]`` (``GCB_C_<NAME>`` in kernels/ecl_gc.cu)."""
+
+    WORKLIST = 0  # vertices on ecl_high's worklist (ecl_init counts them)
+    CAPPED = 1  # set once a kernel reached its pass cap
+    PASSES_HIGH = 2  # passes ecl_high made (the most of any warp)
+    PASSES_LOW = 3  # passes ecl_low made (the most of any warp)
+    INIT = 4  # roots ecl_init colored
+    SHORTCUT = 5  # vertices colored by a shortcut
+    CONVENTIONAL = 6  # ecl_high's other colorings less ecl_low's shortcut ones (_resolve)
+
+
+COUNTERS = 16  # ints of counters[] before the traces (room for more slots)
+
+# What kernels/ecl_gc.cu shares with this module: passed to every compile as -D defines.
+runtime.share(
+    KERNEL,
+    GCB_HIGH_DEGREE=HIGH_DEGREE,
+    GCB_TRACE_COPIES=TRACE_COPIES,
+    GCB_COUNTERS=COUNTERS,
+    **runtime.slot_defines("GCB_C_", Counter),
+)
 
 
 def pass_cap(n: int) -> int:
@@ -94,7 +116,8 @@ def l2_list_path(n: int, nnz: int, threads: int, l2_bytes: int) -> bool:
 
     There every visit is a chain of L2 hits: such graphs run on 3/4 of the blocks
     (:func:`coloring_blocks_per_sm`) and, where neighbours are close in id, make pass 0 in
-    order (:func:`orders_pass0`); past L2 both were 3-7 % slower (docs/ecl-gc.md)."""
+    order (:func:`orders_pass0`); past L2 both were slower (docs/ecl-gc.md, "Performance
+    (issue 13)")."""
     return n > threads and fits_l2(n, nnz, l2_bytes)
 
 
@@ -104,11 +127,11 @@ def coloring_blocks_per_sm(
     """Blocks per multiprocessor of ``ecl_init`` and ``ecl_low``: all ``resident`` ones,
     except on an :func:`l2_list_path` graph, which runs on 3/4 of them.
 
-    There the youngest block on each multiprocessor gets its issue slots last: its pass-0
-    steps took 10-22 µs against 3-4 µs in the others, and the kernel ends when it does. On
-    three blocks the steps take 3.5-6 µs in every block (delaunay 20 on an H200: 7-10 %
-    faster; grids and meshes past L2 are 3-5 % slower that way, so they keep every block;
-    docs/ecl-gc.md, "Three blocks per multiprocessor")."""
+    There the youngest block on each multiprocessor gets its issue slots last, its pass-0
+    steps take several times longer than the others', and the kernel ends when it does; on
+    three blocks every block's steps take about as long. Graphs past L2 were slower that way,
+    so they keep every block (the figures: docs/ecl-gc.md, "Performance (issue 13)", "Three
+    blocks of four where the working set fits in L2")."""
     if l2_list_path(n, nnz, resident * multiprocessors * block, l2_bytes):
         return max(1, 3 * resident // 4)
     return resident
@@ -137,10 +160,10 @@ def orders_pass0(in_l2: bool, span: int, threads: int) -> bool:
     ``threads``, one band.
 
     In band order a step then visits most vertices together with their in-neighbours, so few
-    of them can be colored yet (delaunay 20: 110 K of 1 M in pass 0, 227 K in order; back to
-    back 2-8 % faster on delaunay 19 and 20 and rgg 19). Where neighbours are far apart in id
-    (random graphs), band order already mixes them, and the order cost 5-8 % (docs/ecl-gc.md,
-    "Pass 0 in order")."""
+    of them can be colored yet; in order about twice as many are colored in pass 0. Where
+    neighbours are far apart in id (random graphs), band order already mixes them, and the
+    order costs time (the figures: docs/ecl-gc.md, "Performance (issue 13)", "Pass 0 in order
+    where neighbours share a band")."""
     return in_l2 and span < threads
 
 
@@ -305,14 +328,16 @@ def _launch(
     mark: Callable[[str], None] = lambda name: None,
 ) -> None:
     """The three kernels of one coloring, on the current stream; ``mark(name)`` after each."""
-    n, counters = g.n, s.stats[:COUNTERS]
-    cap32, slots = np.int32(cap), np.int32(TRACE_PASSES)
     grid = coloring_grid(g, block, shortcuts)
+    # what more than one kernel takes, by its parameter name in kernels/ecl_gc.cu
+    common = dict(indptr=g.indptr, posscol=s.posscol, pending=s.pending, colors=s.colors,
+                  counters=s.stats[:COUNTERS])  # fmt: skip
+    passes = dict(cap=np.int32(cap), trace_len=np.int32(TRACE_PASSES))
     _kernel("ecl_init", block, shortcuts)(
         (grid.blocks,),
         (block,),
-        (np.int32(n), g.indptr, g.indices, s.dag, s.posscol, s.pending, s.hstate, s.hbits,
-         s.worklist, s.colors, counters),
+        runtime.kernel_args(KERNEL, "ecl_init", n=np.int32(g.n), indices=g.indices, dag=s.dag,
+                            hstate=s.hstate, hbits=s.hbits, worklist=s.worklist, **common),
     )  # fmt: skip
     mark("ecl_init")
     if s.high:
@@ -320,15 +345,17 @@ def _launch(
         _kernel("ecl_high", block, shortcuts)(
             (min(high_blocks, runtime.grid_for(32 * s.high, block)),),
             (block,),
-            (g.indptr, s.dag, s.posscol, s.pending, s.hstate, s.hbits, s.worklist, s.colors,
-             counters, s.stats[COUNTERS : COUNTERS + TRACE], cap32, slots),
+            runtime.kernel_args(KERNEL, "ecl_high", dag=s.dag, hstate=s.hstate, hbits=s.hbits,
+                                worklist=s.worklist, trace=s.stats[COUNTERS : COUNTERS + TRACE],
+                                **passes, **common),
         )  # fmt: skip
         mark("ecl_high")
     _kernel("ecl_low", block, shortcuts)(
         (grid.blocks,),
         (block,),
-        (np.int32(n), g.indptr, g.indices, s.posscol, s.pending, s.waiting, s.colors, counters,
-         s.stats[COUNTERS + TRACE :], cap32, slots, np.int32(grid.ordered)),
+        runtime.kernel_args(KERNEL, "ecl_low", n=np.int32(g.n), indices=g.indices,
+                            waiting=s.waiting, trace=s.stats[COUNTERS + TRACE :],
+                            ordered=np.int32(grid.ordered), **passes, **common),
     )  # fmt: skip
     mark("ecl_low")
 
@@ -376,7 +403,7 @@ def _resolve(s: _Scratch, coloring: Coloring, cap: int, name: str) -> None:
     run's final Coloring, reduced or not), zero
     what the run used for the next one, and raise RoundCapError if a kernel hit its cap."""
     counters = s.stats[:COUNTERS].get()
-    high, low = int(counters[C_PASSES_HIGH]), int(counters[C_PASSES_LOW])
+    high, low = int(counters[Counter.PASSES_HIGH]), int(counters[Counter.PASSES_LOW])
     traces = s.stats[COUNTERS:].reshape(2, TRACE_COPIES, TRACE_PASSES)  # high, low kernel
     used = [traces[0, :, : min(high, TRACE_PASSES)], traces[1, :, : min(low, TRACE_PASSES)]]
     per_pass_high, per_pass_low = (copies.get().sum(axis=0) for copies in used)
@@ -388,12 +415,12 @@ def _resolve(s: _Scratch, coloring: Coloring, cap: int, name: str) -> None:
     coloring.iterations = high + low
     coloring.trace.update(
         colored=per_pass.astype(float).tolist(),
-        colored_init=[float(counters[C_INIT])],
-        colored_shortcut=[float(counters[C_SHORTCUT])],
-        # ecl_low counts its shortcut colorings off C_CONVENTIONAL; the rest of its are in the trace
-        colored_conventional=[float(counters[C_CONVENTIONAL] + per_pass_low.sum())],
+        colored_init=[float(counters[Counter.INIT])],
+        colored_shortcut=[float(counters[Counter.SHORTCUT])],
+        # ecl_low counts its shortcut colorings off CONVENTIONAL; the rest of its are in the trace
+        colored_conventional=[float(counters[Counter.CONVENTIONAL] + per_pass_low.sum())],
     )
-    if counters[C_CAPPED]:
+    if counters[Counter.CAPPED]:
         raise RoundCapError(
             f"ecl-gc: {name} still had uncolored vertices after {int(cap)} passes of a "
             "persistent kernel; report this graph (the passes bound n-proportional work)",

@@ -6,8 +6,9 @@ the other checks the new colors, retires the vertices without conflict and sends
 each conflict back to the frontier. ``kernels/gm_gpu.cu`` does the same with device-side
 queues and a tight launch loop: a pass is ``gm_color`` then ``gm_check`` over the frontier
 only, and the host reads a few counters once every ``batch`` passes. Losers are decided by
-DESIGN §3's priority (degree, hash32, id), so the highest-priority vertex of every frontier
-retires and at most n passes are ever needed (the cap, :func:`pass_cap`).
+the priority (degree, hash32, id) of docs/architecture.md, "Priorities and ties", so the
+highest-priority vertex of every frontier retires and at most n passes are ever needed (the
+cap, :func:`pass_cap`).
 
 ``buckets=degree`` (default) colors degree buckets [4^k, 4^(k+1)) from the highest down, each
 bucket to completion, which brings the colors close to greedy largest-degree-first;
@@ -36,8 +37,21 @@ BUCKET_WIDTH = 2  # buckets=degree: bucket k holds degrees [4^k, 4^(k+1)) (log2 
 BUCKETINGS = ("degree", "none")
 BATCH = 8
 TRACE_PASSES = 1 << 14  # per-pass frontier sizes kept; later passes share the last slot
-# status[] slots, as in kernels/gm_gpu.cu
+# status[] offsets: the bucket of each parity's last pass, its losers per class (3 a parity),
+# the non-empty passes, the per-pass frontier sizes
 S_BUCKET, S_COUNT, S_PASSES, S_TRACE = 0, 2, 8, 16
+SMEM_WORDS = 64  # dynamic shared memory per warp, in words: two 1024-color windows
+
+# What kernels/gm_gpu.cu shares with this module: passed to every compile as -D defines.
+runtime.share(
+    FAMILY,
+    GCB_S_BUCKET=S_BUCKET,
+    GCB_S_COUNT=S_COUNT,
+    GCB_S_PASSES=S_PASSES,
+    GCB_S_TRACE=S_TRACE,
+    GCB_WARP_DEGREE=WARP_DEGREE,
+    GCB_SMEM_WORDS=SMEM_WORDS,
+)
 
 
 @dataclass(frozen=True)
@@ -163,22 +177,27 @@ def run(
     s = scratch(dg)
     lay = s.layouts[buckets]
     s.status.fill(0)
-    seg1, seg2 = np.int32(lay.classes[0]), np.int32(lay.classes[0] + lay.classes[1])
-    where = (lay.order, lay.buckets, np.int32(lay.nbuckets))
-    same = (lay.same_indptr, lay.same_indices)
     color = runtime.kernel(FAMILY, "gm_color")
     check = runtime.kernel(FAMILY, "gm_check")
     shape = ((grid(lay, block_size),), (block_size,))
-    shared = block_size // 32 * 64 * 4  # two 1024-color windows per warp
-    n32, cap, passes = np.int32(n), pass_cap(n), 0
+    shared = block_size // 32 * SMEM_WORDS * 4
+    cap, passes = pass_cap(n), 0
+    # Both kernels' arguments by name, built once: a pass launches (pass_index, *rest), as
+    # pass_index is their first parameter (tests/algorithms/gpu/test_kernel_constants.py).
+    both = dict(n=np.int32(n), indptr=dg.indptr, same_indptr=lay.same_indptr,
+                same_indices=lay.same_indices, colors=colors, order=lay.order,
+                buckets=lay.buckets, nbuckets=np.int32(lay.nbuckets), queues=s.queues,
+                seg1=np.int32(lay.classes[0]), seg2=np.int32(lay.classes[0] + lay.classes[1]),
+                status=s.status)  # fmt: skip
+    color_rest = runtime.kernel_args(FAMILY, "gm_color", pass_index=None, indices=dg.indices,
+                                     lforbid=s.lforbid, hbits=s.hbits,
+                                     trace_len=np.int32(TRACE_PASSES), **both)[1:]  # fmt: skip
+    check_rest = runtime.kernel_args(FAMILY, "gm_check", pass_index=None, **both)[1:]
     while True:
         for _ in range(batch):
             k = np.int32(passes)
-            color(*shape, (k, n32, dg.indptr, dg.indices, *same, colors, s.lforbid, s.hbits,
-                           *where, s.queues, seg1, seg2, s.status, np.int32(TRACE_PASSES)),
-                  shared_mem=shared)  # fmt: skip
-            check(*shape, (k, n32, dg.indptr, *same, colors, *where, s.queues, seg1, seg2,
-                           s.status))  # fmt: skip
+            color(*shape, (k, *color_rest), shared_mem=shared)
+            check(*shape, (k, *check_rest))
             passes += 1
         head = s.status[:S_TRACE].get()
         parity = (passes - 1) & 1

@@ -4,9 +4,9 @@
 Alg. 5 with the tie fix), ``cohen`` (§III-D), ``luby`` and ``very-random`` (luby-cf). Each is a
 sequence of selection passes: every uncolored vertex whose value beats all neighbours still in
 play joins the pass's max-set (and, for the min-max variants, the min-set). A round is one
-iteration of :func:`runtime.run_rounds` and ends in one counter read; ``iterations`` counts
-rounds and ``trace["active"]`` the vertices left uncolored after each. Decisions and the
-performance notes are in docs/independent-set.md.
+iteration of :func:`~gcbench.algorithms.rounds.run_rounds` and ends in one counter read;
+``iterations`` counts rounds and ``trace["active"]`` the vertices left uncolored after each.
+Decisions and the performance notes are in docs/independent-set.md.
 """
 
 from __future__ import annotations
@@ -19,13 +19,17 @@ import numpy as np
 
 from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.registry import WARP, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.rounds import run_rounds
 
 FAMILY = "independent_set"
 WARP_DEGREE = 32  # balanced algorithms scan rows at least this long with a warp ...
 BLOCK_DEGREE = 2048  # ... and rows at least this long with a whole block
-MAX, MIN = 1, 2  # the selection bits of kernels/independent_set.cu
+MAX, MIN = 1, 2  # the selection bits of a pass's `want`: local maxima, local minima
 COHEN_SEED = 0xC0E4  # the fixed key of cohen's hash functions (deterministic, like csrcolor)
 _NO_LIMIT = 2**31 - 1
+
+# What kernels/independent_set.cu shares with this module: passed to every compile as -D defines.
+runtime.share(FAMILY, GCB_MAX=MAX, GCB_MIN=MIN)
 
 SEED = Param("seed", 0, int, low=0, high=2**32 - 1, help="seed of the random values")
 
@@ -132,7 +136,7 @@ def _rounds(algorithm: str, dg: runtime.DeviceGraph, colors: Any, step: Callable
     among those left, so n rounds always suffice; the cap n + 1 only guards against bugs."""
     if dg.n == 0:
         return Coloring(colors, 0, {"active": []})
-    rounds, active = runtime.run_rounds(step, cap=dg.n + 1, algorithm=algorithm, colors=colors)
+    rounds, active = run_rounds(step, cap=dg.n + 1, algorithm=algorithm, colors=colors)
     return Coloring(colors, rounds, {"active": active})
 
 

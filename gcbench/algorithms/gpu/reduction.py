@@ -15,6 +15,9 @@ from gcbench.algorithms.registry import Coloring
 BLOCK = 256
 INT_MAX = 2**31 - 1
 
+# What kernels/reduction.cu shares with the host twin: passed to every compile as a -D define.
+runtime.share("reduction", GCB_H2_COLORS=reduction.H2_COLORS)
+
 
 def reduce_device(dgraph: runtime.DeviceGraph, coloring: Coloring, mode: str) -> Coloring:
     """``coloring`` (device colors) reduced with ``mode``; "none" returns it unchanged. The

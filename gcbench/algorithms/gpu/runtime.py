@@ -7,6 +7,7 @@ Everything that touches CuPy goes through here, so a missing or broken CuPy is o
 from __future__ import annotations
 
 import contextlib
+import enum
 import functools
 import re
 import time
@@ -20,7 +21,7 @@ import numpy as np
 
 from gcbench.algorithms.registry import UNCOLORED
 from gcbench.algorithms.validation import ClassSizes, Validation, from_counts, summarise
-from gcbench.errors import GpuUnavailableError, RoundCapError
+from gcbench.errors import GpuUnavailableError
 from gcbench.graphs.graph import Graph, check_gpu_size
 from gcbench.resources import resource_dir
 
@@ -124,17 +125,62 @@ def compile_count() -> int:
     return _module.cache_info().misses
 
 
-def compile_options(defines: tuple[tuple[str, int], ...] = ()) -> tuple[str, ...]:
+Defines = tuple[tuple[str, int], ...]  # (NAME, value) pairs, passed as -DNAME=value
+
+
+def define_options(defines: Defines) -> tuple[str, ...]:
+    """``-DNAME=value`` for each define; a negative value in parentheses, as a header writes it."""
+    return tuple(f"-D{k}={v}" if v >= 0 else f"-D{k}=({v})" for k, v in defines)
+
+
+def compile_options(defines: Defines = ()) -> tuple[str, ...]:
     """NVRTC options for this device: C++17, its own architecture, the ``-D`` defines."""
     return (
         "-std=c++17",
         f"-arch=sm_{device_facts().compute_capability}",
-        *(f"-D{k}={v}" for k, v in defines),
+        *define_options(defines),
     )
 
 
+# The constants a kernel family shares with Python, passed to each of its compiles as -D
+# defines: one Python definition, the kernel's ``#ifndef NAME / #define NAME <default>`` only
+# for a compile without them (CI's nvcc -ptx), and tests/algorithms/gpu/test_kernel_constants.py
+# checks those defaults against these values. COMMON_DEFINES are common.cuh's, for every family.
+COMMON_DEFINES: dict[str, int] = {"GCB_UNCOLORED": UNCOLORED}
+_COMMON: Defines = tuple(sorted(COMMON_DEFINES.items()))
+_SHARED: dict[str, Defines] = {}
+
+
+def share(family: str, **constants: int) -> None:
+    """Make ``constants`` part of every compile of ``kernels/<family>.cu`` (and so of its
+    module's cache keys, in this process and in CuPy's disk cache), beside
+    :data:`COMMON_DEFINES`. The launcher calls it once, where it defines them; a name shared
+    twice must keep its value."""
+    mine = dict(shared_defines(family))
+    for name, value in constants.items():
+        value = int(value)
+        if mine.get(name, value) != value:
+            raise ValueError(f"{family}: {name} shared as {mine[name]} and as {value}")
+        mine[name] = value
+    _SHARED[family] = tuple(sorted(mine.items()))
+
+
+def shared_defines(family: str) -> dict[str, int]:
+    """The defines every compile of ``kernels/<family>.cu`` gets (:func:`share`)."""
+    return dict(_SHARED.get(family, _COMMON))
+
+
+def slot_defines(prefix: str, slots: type[enum.IntEnum]) -> dict[str, int]:
+    """``{prefix + NAME: slot}`` for each member of ``slots``: an array's named slots as
+    defines (the enum is their one definition)."""
+    return {prefix + member.name: int(member) for member in slots}
+
+
 @functools.cache
-def _module(family: str, defines: tuple[tuple[str, int], ...]) -> Any:
+def _module(family: str, defines: Defines) -> Any:
+    names = [name for name, _ in defines]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{family}: a define is given twice in {names} (see runtime.share)")
     cp = cupy()
     module = cp.RawModule(code=kernel_source(family), options=compile_options(defines))
     module.compile()
@@ -143,8 +189,45 @@ def _module(family: str, defines: tuple[tuple[str, int], ...]) -> Any:
 
 def kernel(family: str, name: str, **defines: int) -> Any:
     """The ``extern "C"`` kernel ``name`` of ``kernels/<family>.cu``, compiled once per process
-    for each set of compile-time ``defines`` (passed as ``-DNAME=value``)."""
-    return _module(family, tuple(sorted(defines.items()))).get_function(name)
+    for each set of compile-time ``defines`` (passed as ``-DNAME=value``, after the family's
+    shared constants, :func:`share`)."""
+    shared = _SHARED.get(family, _COMMON)
+    key = shared + tuple(sorted(defines.items())) if defines else shared
+    return _module(family, key).get_function(name)
+
+
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+_SIGNATURE = re.compile(
+    r'extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
+    r"(\w+)\s*\(([^)]*)\)"
+)
+
+
+@functools.cache
+def kernel_params(family: str, name: str) -> tuple[str, ...]:
+    """The parameter names of the kernel ``name`` of ``kernels/<family>.cu``, in order (read
+    from its source)."""
+    source = _LINE_COMMENT.sub("", kernel_source(family))
+    for match in _SIGNATURE.finditer(source):
+        if match.group(1) == name:
+            pieces = [p.strip() for p in match.group(2).split(",")]
+            return tuple(re.findall(r"\w+", p)[-1] for p in pieces if p and p != "void")
+    raise KeyError(f"kernels/{family}.cu has no kernel {name}")
+
+
+def kernel_args(family: str, name: str, /, **args: Any) -> tuple[Any, ...]:
+    """A launch's argument tuple built from named pieces: ``args`` in the order of the kernel's
+    parameters (:func:`kernel_params`), every one of them named, no other. For launches built
+    once (a captured graph, a loop's fixed arguments): it costs a few µs, not for a hot loop."""
+    params = kernel_params(family, name)
+    if len(args) == len(params):
+        try:
+            return tuple([args[p] for p in params])
+        except KeyError:
+            pass
+    missing = [p for p in params if p not in args]
+    unknown = [a for a in args if a not in params]
+    raise TypeError(f"{family}.{name}({', '.join(params)}): missing {missing}, unknown {unknown}")
 
 
 @dataclass
@@ -217,7 +300,7 @@ def persistent_grid(block_size: int) -> int:
 class EventClock:
     """Marks on the current stream's timeline as CUDA events: an event is stamped when the
     device reaches it, so host work between two marks counts when the device waits for it.
-    The one device clock of gcbench's timings (DESIGN §4)."""
+    The one device clock of gcbench's timings (docs/architecture.md, "Timing protocol")."""
 
     def __init__(self) -> None:
         self.marks: list[Any] = []
@@ -276,25 +359,20 @@ def scalar_counter() -> Any:
     return cupy().zeros(1, dtype=np.int32)
 
 
-def run_rounds(
-    step: Callable[[int], int], *, cap: int, algorithm: str, colors: Any = None
-) -> tuple[int, list[float]]:
-    """Call ``step(round)`` until it reports nothing left; the shared bounded host loop.
+@enum.unique
+class Sum(enum.IntEnum):
+    """The slots of validate.cu's ``out`` array (``GCB_SUM_<NAME>`` there)."""
 
-    ``step`` launches one round and returns what is still active afterwards (one counter
-    read per round). Returns (rounds, active-per-round). Reaching ``cap`` raises RoundCapError.
-    """
-    trace: list[float] = []
-    for rnd in range(cap):
-        left = int(step(rnd))
-        trace.append(float(left))
-        if left == 0:
-            return rnd + 1, trace
-    raise RoundCapError(f"{algorithm}: still {trace[-1]:.0f} active after {cap} rounds", colors)
+    ENTRIES = 0  # CSR entries whose endpoints share a color (2 per edge)
+    UNCOLORED = 1  # uncolored vertices
+    BIG = 2  # colors >= n
+    CLASSES = 3  # non-empty classes below n
+    SQUARES = 4  # the sum of their squared sizes
+    SMALLEST = 5  # the smallest of them (starts at the largest uint64)
+    LARGEST = 6  # the largest
 
 
-# The slots of validate.cu's ``out`` array, in order.
-_SUMS = ("entries", "uncolored", "big", "classes", "squares", "smallest", "largest")
+share("validate", **slot_defines("GCB_SUM_", Sum))
 
 
 def validate_device(dgraph: DeviceGraph, colors: Any, *, block_size: int = 256) -> Validation:
@@ -303,8 +381,8 @@ def validate_device(dgraph: DeviceGraph, colors: Any, *, block_size: int = 256) 
     class sizes as it checks the edges, ``class_sums`` sums the classes); only seven counts
     and the largest color come back to the host."""
     cp = cupy()
-    start = np.zeros(len(_SUMS), dtype=np.uint64)
-    start[_SUMS.index("smallest")] = np.iinfo(np.uint64).max
+    start = np.zeros(len(Sum), dtype=np.uint64)
+    start[Sum.SMALLEST] = np.iinfo(np.uint64).max
     out = cp.asarray(start)
     top = cp.full(1, -1, dtype=np.int32)
     if dgraph.n:
@@ -317,14 +395,14 @@ def validate_device(dgraph: DeviceGraph, colors: Any, *, block_size: int = 256) 
         kernel("validate", "class_sums")(
             (min(grid, persistent_grid(block_size)),), (block_size,), (n, size, top, out)
         )
-    sums = dict(zip(_SUMS, (int(x) for x in out.get()), strict=True))
-    if sums["big"]:  # colors >= n: rare enough to count the classes on the host
-        return summarise(sums["entries"], cp.asnumpy(colors))
+    sums = [int(x) for x in out.get()]
+    if sums[Sum.BIG]:  # colors >= n: rare enough to count the classes on the host
+        return summarise(sums[Sum.ENTRIES], cp.asnumpy(colors))
     classes = ClassSizes(
-        sums["classes"],
-        dgraph.n - sums["uncolored"],
-        sums["squares"],
-        sums["smallest"] if sums["classes"] else 0,
-        sums["largest"],
+        sums[Sum.CLASSES],
+        dgraph.n - sums[Sum.UNCOLORED],
+        sums[Sum.SQUARES],
+        sums[Sum.SMALLEST] if sums[Sum.CLASSES] else 0,
+        sums[Sum.LARGEST],
     )
-    return from_counts(sums["entries"] // 2, sums["uncolored"], int(top.get()[0]), classes)
+    return from_counts(sums[Sum.ENTRIES] // 2, sums[Sum.UNCOLORED], int(top.get()[0]), classes)

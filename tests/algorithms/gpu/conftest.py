@@ -1,5 +1,6 @@
 """What the GPU algorithm tests share: one small graph of every generated family (the test
-set of DESIGN §7), and each graph generated and copied to the device once per session."""
+set of docs/architecture.md, "Tests"), and each graph generated and copied to the device once
+per session."""
 
 from __future__ import annotations
 

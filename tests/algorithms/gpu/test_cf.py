@@ -1,14 +1,19 @@
 """cf, communication-free coloring: valid on every generated family, deterministic, and its
-passes and pull-down behave as docs/independent-set.md says."""
+passes and pull-down behave as docs/independent-set.md says; its setup makes the buffers and
+the set-up runs color exactly as the allocating implementation it replaced."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pytest
 
 from gcbench import algorithms, validate
-from gcbench.algorithms.execute import execute
-from gcbench.algorithms.gpu import cf
+from gcbench.algorithms.execute import execute, run_timed, run_with_setup, setup
+from gcbench.algorithms.gpu import cf, runtime
+from gcbench.algorithms.gpu.independent_set import WARP_DEGREE
+from gcbench.algorithms.rounds import run_rounds
 
 
 def run(on_gpu, spec: str, block_size: int = 256, **params):
@@ -74,5 +79,160 @@ def test_pull_down_of_the_identity_coloring_is_greedy_in_id_order(on_gpu, spec):
 
     graph, prepared = on_gpu(spec)
     colors = cp.arange(graph.n, dtype=np.int32)
-    cf._pull_down(prepared.handle, colors, graph.n, 64)
+    cf.bind(prepared.handle, block_size=64).pull_down(colors, graph.n)
     np.testing.assert_array_equal(colors.get(), first_fit_in_id_order(graph))
+
+
+def test_spec_sets_up_and_binds():
+    spec = algorithms.get("cf")
+    assert spec.setup is cf.scratch and spec.bind is cf.bind
+
+
+# ------------------------------------------------------------------ the set-up path (issue 34)
+
+
+def reference_cf(dg, block_size: int, tile: int) -> tuple[np.ndarray, int, list[float]]:
+    """cf as it was before it had a setup (everything allocated inside the call): the colors,
+    passes and per-pass conflicts the set-up implementation must reproduce exactly."""
+    cp = runtime.cupy()
+    n, b = dg.n, block_size
+    colors = runtime.uncolored(n)
+    if n == 0:
+        return colors.get(), 0, []
+    names = ("tiles", "tile_adjacency", "list_tiles", "conflicts", "positions")
+    kernels = {name: runtime.kernel("cf", f"cf_{name}") for name in names}
+    shared = tile * cf.TILE_BYTES
+    width = np.int32(tile)
+    graph = (dg.indptr, dg.indices)
+    losers = cp.empty(n, dtype=np.int32)
+    count = cp.zeros(1, dtype=np.int32)
+    lists: dict[str, Any] = {}
+    listed = [n]
+
+    def conflict_pass(rnd: int, size: np.int32, grid: tuple[int]) -> None:
+        if not lists:
+            lists.update(
+                pos=cp.full(n, -1, dtype=np.int32),
+                degree=cp.diff(dg.indptr),
+                inner=cp.empty(n, dtype=np.int32),
+                offsets=cp.zeros(n + 1, dtype=np.int32),
+                adj=cp.empty(max(dg.nnz, 1), dtype=np.int32),
+            )
+        pos, inner, offsets, adj = (lists[k] for k in ("pos", "inner", "offsets", "adj"))
+        ids = losers[: int(size)]
+        key = (dg.max_degree - lists["degree"][ids]).astype(np.int64) << 32 | ids
+        current = (cp.sort(key) & 0xFFFFFFFF).astype(np.int32)
+        kernels["positions"](grid, (b,), (size, current, pos, np.int32(1)))
+        adjacency = (size, width, current, pos, *graph)
+        kernels["tile_adjacency"](grid, (b,), (*adjacency, np.int32(0), inner, offsets, adj))
+        offsets[1 : int(size) + 1] = cp.cumsum(inner[: int(size)], dtype=np.int32)
+        kernels["tile_adjacency"](grid, (b,), (*adjacency, np.int32(1), inner, offsets, adj))
+        tiles = (runtime.grid_for(int(size), tile),)
+        args = (size, width, current, offsets, adj, colors, np.int32(rnd * tile))
+        kernels["list_tiles"](tiles, (b,), args, shared_mem=shared)
+        args = (size, current, np.int32(0), *graph, colors, losers, count)
+        kernels["conflicts"](grid, (b,), args)
+        kernels["positions"](grid, (b,), (size, current, pos, np.int32(0)))
+
+    def step(rnd: int) -> int:
+        size = np.int32(listed[0])
+        grid = (runtime.grid_for(listed[0], b),)
+        count.fill(0)
+        if rnd == 0:
+            tiles = (runtime.grid_for(n, tile),)
+            kernels["tiles"](tiles, (b,), (size, width, *graph, colors), shared_mem=shared)
+            args = (size, colors, np.int32(1), *graph, colors, losers, count)
+            kernels["conflicts"](grid, (b,), args)
+        else:
+            conflict_pass(rnd, size, grid)
+        listed[0] = int(count.get()[0])
+        return listed[0]
+
+    passes, active = run_rounds(step, cap=n + 1, algorithm="cf", colors=colors)
+    # the pull-down, as it was
+    slots = cp.zeros(2 * passes * tile, dtype=np.int32)
+    order = cp.empty(n, dtype=np.int32)
+    grid = (runtime.grid_for(n, b),)
+    common = (np.int32(n), dg.indptr, colors, np.int32(WARP_DEGREE))
+    bucket = runtime.kernel("cf", "cf_bucket")
+    bucket(grid, (b,), (*common, np.int32(0), slots, order))
+    sizes = slots.get()
+    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int32)
+    slots.set(starts[:-1])
+    bucket(grid, (b,), (*common, np.int32(1), slots, order))
+    for k in np.flatnonzero(sizes[2:]) + 2:
+        size, heavy = int(sizes[k]), bool(k % 2)
+        members = order[starts[k] : starts[k + 1]]
+        launch = (runtime.grid_for(size * 32 if heavy else size, b),)
+        pull = runtime.kernel("cf", "cf_pull_warp" if heavy else "cf_pull_thread")
+        pull(launch, (b,), (np.int32(size), members, dg.indptr, dg.indices, colors))
+    return colors.get(), passes, active
+
+
+SETUP_SPECS = (
+    "gen:rgg?scale=14",
+    "gen:kron?scale=16&edgefactor=48",
+    "gen:grid2d?side=100",
+    "gen:complete?n=200",
+    "gen:star?leaves=100000",
+    "gen:cycle?n=1001",
+    "gen:empty?n=0",
+    "gen:empty?n=1000",
+)
+# one view runs them in turn: the buffers are reused across block sizes and tiles
+CONFIGS = ((256, 2048), (32, 32), (1024, 1000), (64, 200), (256, 2048))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("spec", SETUP_SPECS)
+def test_set_up_runs_color_as_the_allocating_implementation(on_gpu, spec):
+    graph, prepared = on_gpu(spec)
+    algo = algorithms.get("cf")
+    view = prepared.fresh()
+    assert "cf" not in view.handle.extras
+    setup(algo, view)
+    s = view.handle.extras["cf"]
+    assert s is cf.scratch(view.handle)
+    for block_size, tile in CONFIGS:
+        coloring, _ = run_timed(algo, view, block_size, algo.resolve_params({"tile": tile}))
+        colors = coloring.colors.get()
+        assert coloring.colors is s.colors  # the output buffer is the setup's
+        expected, passes, active = reference_cf(view.handle, block_size, tile)
+        np.testing.assert_array_equal(colors, expected, err_msg=f"{block_size}, {tile}")
+        assert coloring.iterations == passes and coloring.trace["active"] == active
+        assert s.clean and (s.pos.get() == -1).all()
+        assert validate(graph, colors).valid
+
+
+@pytest.mark.gpu
+def test_a_run_after_one_stopped_mid_pass_colors_the_same(on_gpu):
+    graph, prepared = on_gpu("gen:rgg?scale=14")
+    view = prepared.fresh()
+    s = cf.scratch(view.handle)
+    s.pos.fill(7)  # as a run that failed between its positions(set=1) and positions(set=0)
+    s.clean = False
+    colors = cf.cf(view.handle, block_size=256, tile=256).colors.get()
+    np.testing.assert_array_equal(colors, reference_cf(view.handle, 256, 256)[0])
+    assert s.clean and (s.pos.get() == -1).all()
+
+
+@pytest.mark.gpu
+def test_count_setup_sets_up_a_fresh_view_and_colors_the_same(on_gpu):
+    _, prepared = on_gpu("gen:delaunay?scale=12")
+    algo = algorithms.get("cf")
+    coloring, setup_ms, total_ms = run_with_setup(algo, prepared, 256, algo.resolve_params({}))
+    assert 0 <= setup_ms <= total_ms
+    expected = reference_cf(prepared.handle, 256, 2048)[0]
+    np.testing.assert_array_equal(coloring.colors.get(), expected)
+
+
+@pytest.mark.gpu
+def test_the_pull_down_buckets_grow_when_a_run_needs_more(on_gpu):
+    _, prepared = on_gpu("gen:cycle?n=1001")
+    s = cf.scratch(prepared.fresh().handle)
+    assert s.slots.size == cf.SLOTS
+    s.slots.fill(9)
+    assert (s.zeroed_slots(100).get() == 0).all() and s.slots.size == cf.SLOTS
+    grown = s.zeroed_slots(cf.SLOTS + 10)
+    assert grown.size == cf.SLOTS + 10 and (grown.get() == 0).all()
+    assert s.slots.size >= cf.SLOTS + 10

@@ -10,9 +10,9 @@ import pytest
 
 from gcbench import algorithms, load_graph, validate
 from gcbench.algorithms.cpu.greedy import greedy_colors
-from gcbench.algorithms.cpu.priority import ldf_order
 from gcbench.algorithms.execute import execute
 from gcbench.algorithms.gpu import gm_gpu
+from gcbench.algorithms.priority import ldf_order
 from gcbench.errors import RoundCapError
 
 HARD = [

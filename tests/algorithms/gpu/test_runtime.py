@@ -12,6 +12,7 @@ import pytest
 from gcbench import load_graph, validate
 from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.registry import UNCOLORED
+from gcbench.algorithms.rounds import run_rounds
 from gcbench.errors import RoundCapError
 
 
@@ -106,10 +107,10 @@ def test_device_facts_fields():
 
 def test_run_rounds_counts_rounds_and_stops_at_the_cap():
     left = iter([5, 3, 0])
-    assert runtime.run_rounds(lambda r: next(left), cap=10, algorithm="t") == (3, [5.0, 3.0, 0.0])
+    assert run_rounds(lambda r: next(left), cap=10, algorithm="t") == (3, [5.0, 3.0, 0.0])
     marker = object()
     with pytest.raises(RoundCapError, match="still 7 active after 4 rounds") as info:
-        runtime.run_rounds(lambda r: 7, cap=4, algorithm="t", colors=marker)
+        run_rounds(lambda r: 7, cap=4, algorithm="t", colors=marker)
     assert info.value.coloring is marker
 
 
