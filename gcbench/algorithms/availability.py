@@ -3,7 +3,8 @@
 Decided without importing anything optional and without initialising CUDA: packages are
 looked up with :func:`importlib.util.find_spec` (a search of the path, no import), and whether
 a GPU is usable is the caller's answer, which the runner asks of a subprocess
-(:func:`gcbench.bench.runner.probe_gpu`), so its parent never touches CUDA (DESIGN §4).
+(:func:`gcbench.bench.runner.probe_gpu`), so its parent never touches CUDA
+(docs/architecture.md, "Isolation and failures").
 """
 
 from __future__ import annotations

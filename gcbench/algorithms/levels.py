@@ -7,14 +7,14 @@ lower triangle, and each level is one parallel step. Reordering A symmetrically 
 classes (class 0 first, then class 1, ...; by vertex id inside a class) puts no entry inside a
 class, so every chain climbs through distinct colors: at most as many levels as colors.
 
-gcbench reads a matrix as a graph (DESIGN §2: the pattern of A + Aᵀ, without the diagonal), so
-L here is the strictly lower triangle of that symmetric pattern plus a diagonal: for a
-symmetric matrix exactly the pattern of A's lower triangle. With a GPU, the solve itself is
-timed: ``cupyx.scipy.sparse.linalg.spsolve_triangular`` (cuSPARSE SpSM on CUDA 12, analysis and
-solve in one call, as a CuPy user calls it) on L of the natural and of the reordered matrix,
-CUDA events, median after warm-up. The values make the exact solution all ones (off-diagonal
--1, diagonal 1 + the row's off-diagonal count, b = 1), which every timed solve is checked
-against. docs/balance-levels.md has the decisions.
+gcbench reads a matrix as a graph (the pattern of A + Aᵀ, without the diagonal:
+docs/architecture.md, "The graph"), so L here is the strictly lower triangle of that symmetric
+pattern plus a diagonal: for a symmetric matrix exactly the pattern of A's lower triangle.
+With a GPU, the solve itself is timed: ``cupyx.scipy.sparse.linalg.spsolve_triangular``
+(cuSPARSE SpSM on CUDA 12, analysis and solve in one call, as a CuPy user calls it) on L of the
+natural and of the reordered matrix, CUDA events, median after warm-up. The values make the
+exact solution all ones (off-diagonal -1, diagonal 1 + the row's off-diagonal count, b = 1),
+which every timed solve is checked against. docs/balance-levels.md has the decisions.
 """
 
 from __future__ import annotations

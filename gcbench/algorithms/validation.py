@@ -1,12 +1,13 @@
 """Checking a coloring against the definition, on the host: one numba pass over the CSR,
 plus the sizes of its color classes (docs/balance-levels.md).
 
-The pass allocates nothing of size nnz (a numpy version with ``np.repeat`` needed 1.8 GB of
-temporaries and 7 s at 1.8·10⁸ entries; this one takes well under a second there, see
-benchmarks/build_memory.py), and it runs after every CPU repetition. Between repetitions
-it runs on the calling thread alone (``parallel=False``): numba's OpenMP threads spin for
-milliseconds after a parallel loop, and spun into the next timed call, doubling a serial
-algorithm's time on a 2-core machine (docs/statistics.md, "Causes found").
+The pass allocates nothing of size nnz (a numpy version with ``np.repeat`` needed
+temporaries of that size and was many times slower; the figures, from
+benchmarks/build_memory.py, are in docs/decisions.md, "Graph construction: memory and time"),
+and it runs after every CPU repetition. Between repetitions it runs on the calling thread
+alone (``parallel=False``): numba's OpenMP threads keep spinning after a parallel loop, and
+spun into the next timed call, slowing a serial algorithm on a small machine (measured in
+docs/statistics.md, "Causes found").
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 The unit of work is one graph's cases (a :class:`~gcbench.bench.graphrun.GraphWork`), one
 Dask task that needs one GPU (worker resource ``GPU=1``) on a GPU run. Inside the Dask worker
-the task drives gcbench's own isolated worker process (DESIGN §4), pinned to the Dask
-worker's GPU, exactly as a plain run does: a crash or a hang is a row, not a lost Dask worker.
+the task drives gcbench's own isolated worker process (docs/architecture.md, "Isolation and
+failures"), pinned to the Dask worker's GPU, exactly as a plain run does: a crash or a hang is
+a row, not a lost Dask worker.
 
 Rows stream back to the client, which writes the one CSV (:class:`runner._Session`), through
 a ``distributed.Queue`` named after the run. Each task attempt starts with a handshake: it

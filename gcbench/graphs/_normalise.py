@@ -7,10 +7,10 @@ which is how duplicates and asymmetric entries are counted without a global sort
 deduplicated in place and compacted to the front of the same buffer, which is then shrunk and
 becomes ``indices``: the only array of size nnz this module allocates.
 
-Memory and time (docs/decisions.md, "Graph construction"): besides the input, 8 bytes per
-loop-free entry, 16 bytes per vertex, and a bounded radix scratch per thread; on kron 21/48
-(10⁸ entries) under half the memory of scipy's COO→CSR + A + Aᵀ route, and faster
-(benchmarks/build_memory.py).
+Memory and time: besides the input, 8 bytes per loop-free entry, 16 bytes per vertex, and a
+bounded radix scratch per thread; less memory than scipy's COO→CSR + A + Aᵀ route, and faster
+(measured by benchmarks/build_memory.py: docs/decisions.md, "Graph construction: memory and
+time").
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Synthetic graph families (DESIGN §2), vectorised numpy/scipy, deterministic per seed.
+"""Synthetic graph families (docs/architecture.md, "The graph"), vectorised numpy/scipy,
+deterministic per seed.
 
 Every public generator is registered in :data:`FAMILIES` with its declared parameters, so
 ``gen:`` specs can be validated, canonicalised and listed (:mod:`gcbench.graphs.sources`). Called
@@ -26,8 +27,9 @@ from gcbench.graphs.graph import INT32_LIMIT, Graph, from_edges, from_trusted_cs
 
 Number = int | float
 
-# Vertex ids are int32 (DESIGN §2): the only fixed bound on a family's size. Everything else
-# is bounded by the memory budget, against each family's estimated peak (docs/graphs.md).
+# Vertex ids are int32 (docs/architecture.md, "The graph"): the only fixed bound on a family's
+# size. Everything else is bounded by the memory budget, against each family's estimated peak
+# (docs/graphs.md).
 VERTEX_MAX = INT32_LIMIT
 SCALE_MAX = VERTEX_MAX.bit_length() - 1  # 2^30 vertices; 2^31 do not fit
 SEED_MAX = 2**63 - 1
@@ -416,7 +418,7 @@ def delaunay(scale: int, seed: int = 0) -> Csr:
 
     points = _uniform_points(scale, seed, lambda n: int(math.sqrt(n / 4)))
     # scipy's default options less Qbb and Qc: unit-square points need no rescaling and no
-    # coplanar bookkeeping; same triangulation, about 20% faster.
+    # coplanar bookkeeping; same triangulation, faster (docs/graphs.md, "Decisions").
     indptr, indices = Delaunay(points, qhull_options="Qz Q12").vertex_neighbor_vertices
     pattern = sp.csr_matrix(
         (np.ones(indices.size, dtype=np.bool_), indices, indptr), shape=(points.shape[0],) * 2

@@ -1,7 +1,8 @@
 """The Graph type (symmetric CSR) and the one place where inputs are normalised.
 
-Invariant of every Graph (DESIGN §2): square, symmetric, no self loops, no duplicate edges,
-column indices sorted within each row, 0-based; ``indptr`` int64, ``indices`` int32.
+Invariant of every Graph (docs/architecture.md, "The graph"): square, symmetric, no self
+loops, no duplicate edges, column indices sorted within each row, 0-based; ``indptr`` int64,
+``indices`` int32.
 """
 
 from __future__ import annotations
@@ -167,7 +168,8 @@ def from_trusted_csr(
 
 
 def check_invariant(graph: Graph) -> None:
-    """Raise InputError unless ``graph`` satisfies the DESIGN §2 invariant (used by tests)."""
+    """Raise InputError unless ``graph`` satisfies the invariant of docs/architecture.md, "The
+    graph" (used by tests)."""
     n = graph.n
     ip, ix = graph.indptr, graph.indices
     if ip.dtype != np.int64 or ix.dtype != np.int32:

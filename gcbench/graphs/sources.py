@@ -1,4 +1,4 @@
-"""Graph specs (DESIGN §2) → Graph, and the data cache directory.
+"""Graph specs (docs/architecture.md, "The graph") → Graph, and the data cache directory.
 
 A spec is ``gen:FAMILY?k=v&k=v`` (generated, see :mod:`gcbench.graphs.generators`),
 ``ss:GROUP/NAME`` (SuiteSparse), ``snap:NAME`` (SNAP) or a file path. Its canonical form

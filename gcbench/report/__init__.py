@@ -1,4 +1,5 @@
-"""``gcbench report``: tables, speedups and plots from result CSVs (DESIGN §5, docs/report.md).
+"""``gcbench report``: tables, speedups and plots from result CSVs (docs/architecture.md, "CSV
+schema"; docs/report.md).
 
 :func:`report` takes the command's arguments and returns a :class:`Report` of DataFrames;
 nothing here prints. pandas, rich and matplotlib are imported only when a report is made.

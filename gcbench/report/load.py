@@ -1,4 +1,5 @@
-"""Read result CSVs (DESIGN §5) and their sibling trace files into typed DataFrames."""
+"""Read result CSVs (docs/architecture.md, "CSV schema") and their sibling trace files into
+typed DataFrames."""
 
 from __future__ import annotations
 

@@ -28,8 +28,8 @@ from gcbench.bench.results import (
 from gcbench.bench.worker import classify
 from gcbench.errors import GraphTooLargeError, InputError, RoundCapError, UnsupportedError
 
-# DESIGN §5, in order.
-DESIGN_COLUMNS = """run_id, timestamp, gcbench_version, git_commit, host,
+# Schema v1's columns (docs/architecture.md, "CSV schema"), in order.
+V1_COLUMNS = """run_id, timestamp, gcbench_version, git_commit, host,
 device, device_name, driver_version, cuda_runtime, cupy_version,
 graph, n, m, max_degree, avg_degree,
 algorithm, backend, params, block_size, rep,
@@ -38,7 +38,7 @@ time_ms, transfer_ms, total_ms,
 iterations, colors, max_color, conflicts, uncolored"""
 
 
-# Added by schema v2 (docs/runner.md), after DESIGN's columns.
+# Added by schema v2 (docs/runner.md), after schema v1's columns.
 V2_COLUMNS = (
     "setup_ms", "count_setup", "compute_capability", "sm_clock_mhz", "command", "gpu_index",
     "min_class", "max_class", "class_cv",
@@ -49,7 +49,7 @@ V3_COLUMNS = ("throttle", "round_trip_us", "load_avg", "cpu_util", "cpu_wait", "
 
 
 def test_columns_are_the_design_schema_in_order():
-    design = tuple(c.strip() for c in DESIGN_COLUMNS.replace("\n", " ").split(","))
+    design = tuple(c.strip() for c in V1_COLUMNS.replace("\n", " ").split(","))
     assert design + V2_COLUMNS + V3_COLUMNS + ("schema_version",) == COLUMNS
     assert design + V2_COLUMNS + ("schema_version",) == COLUMNS_V2
     assert design == COLUMNS_V1

@@ -1,4 +1,4 @@
-"""Suite parsing and expansion into cases (DESIGN §4)."""
+"""Suite parsing and expansion into cases (docs/architecture.md, "Suites and cases")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Normalisation (DESIGN §2): the invariant, idempotence, what it reports, size refusal."""
+"""Normalisation (docs/architecture.md, "The graph"): the invariant, idempotence, what it
+reports, size refusal."""
 
 from __future__ import annotations
 

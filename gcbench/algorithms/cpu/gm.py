@@ -13,10 +13,11 @@ same-colored edge and puts its smaller endpoint in K, and K is recolored sequent
 
 Vertices go to workers cyclically (vertex v to worker v mod p), the paper's distribution.
 The paper puts a barrier after every vertex; here a barrier follows every ``superstep``
-vertices per worker (1 reproduces the paper; numba's fork-join costs ~10-100 µs per barrier,
-which makes 1 impractically slow on large graphs). Every loop has a fixed bound, so no cap is
-needed. ``iterations`` counts the barrier-separated parallel steps: gm-async 1, gm-sync the
-first-pass supersteps plus the non-empty color classes of the second pass.
+vertices per worker (1 reproduces the paper; a barrier is the end of a numba parallel region,
+whose cost makes 1 impractically slow on large graphs: docs/cpu-algorithms.md, "gm-sync and
+gm-async"). Every loop has a fixed bound, so no cap is needed. ``iterations`` counts the
+barrier-separated parallel steps: gm-async 1, gm-sync the first-pass supersteps plus the
+non-empty color classes of the second pass.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""SuiteSparse catalogue look-ups: does ``GROUP/NAME`` exist, and what is it (DESIGN §8).
+"""SuiteSparse catalogue look-ups: does ``GROUP/NAME`` exist, and what is it
+(docs/architecture.md, "Downloads").
 
 ssgetpy is the catalogue client when the base URL is the public site (it always queries that
 site), imported lazily and in a bounded way: it downloads its index at import time, so

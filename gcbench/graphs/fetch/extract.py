@@ -1,4 +1,5 @@
-"""Safe archive handling for downloads (DESIGN §8): the tar path-traversal class of bugs.
+"""Safe archive handling for downloads (docs/architecture.md, "Downloads"): the tar
+path-traversal class of bugs.
 
 Every member of an archive is checked before anything is written: absolute paths, ``..``
 components, symbolic and hard links, devices and fifos make the whole archive refused (an

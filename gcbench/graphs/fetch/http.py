@@ -1,4 +1,4 @@
-"""gcbench's own streaming HTTP client for graph downloads (DESIGN §8).
+"""gcbench's own streaming HTTP client for graph downloads (docs/architecture.md, "Downloads").
 
 Why not ssgetpy's downloader: it sleeps 0.1 s per 4 KB chunk and saves HTTP error pages as data.
 This client streams without throttling into ``<dest>.part``, checks the status and the byte count
@@ -55,7 +55,8 @@ def host_of(url: str) -> str:
 
 
 def unreachable(url: str, reason: object) -> FetchError:
-    """The one-line error for a network that cannot be reached (DESIGN §8)."""
+    """The one-line error for a network that cannot be reached (docs/architecture.md,
+    "Downloads")."""
     return FetchError(
         f"cannot reach {host_of(url)} ({_reason_text(reason)}); check the network connection, "
         "or use a local path or a gen: spec",

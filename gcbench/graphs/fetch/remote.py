@@ -1,4 +1,5 @@
-"""Where an ``ss:`` or ``snap:`` spec is downloaded from and cached (DESIGN §8).
+"""Where an ``ss:`` or ``snap:`` spec is downloaded from and cached (docs/architecture.md,
+"Downloads").
 
 SuiteSparse: ``<base>/MM/<GROUP>/<NAME>.tar.gz`` holding ``<NAME>/<NAME>.mtx``; base from
 ``GCBENCH_SUITESPARSE_URL``. SNAP: ``<base>/<NAME>.txt.gz``; base from ``GCBENCH_SNAP_URL``,

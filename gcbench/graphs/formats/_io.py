@@ -84,7 +84,8 @@ def write_pairs(handle: IO[bytes], first: np.ndarray, second: np.ndarray, prefix
 
 
 def check_vertices(path: Path, n: int) -> None:
-    """Refuse a declared vertex count that int32 vertex ids cannot number (DESIGN §2)."""
+    """Refuse a declared vertex count that int32 vertex ids cannot number (docs/architecture.md,
+    "The graph")."""
     if n > INT32_LIMIT:
         raise GraphTooLargeError(
             f"graph file {path} declares {n} vertices; gcbench numbers vertices with int32 ids "

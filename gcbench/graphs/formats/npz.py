@@ -1,7 +1,7 @@
 """The ``.npz`` CSR cache: normalised graphs saved once and reloaded without re-normalising.
 
 A cache file is trusted only when its format version and recorded spec match and its arrays
-are well-formed; anything else is rebuilt by the caller (DESIGN §2).
+are well-formed; anything else is rebuilt by the caller (docs/architecture.md, "The graph").
 """
 
 from __future__ import annotations
