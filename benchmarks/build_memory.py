@@ -9,7 +9,8 @@ what the call itself needed beyond its input.
 - ``build``: normalising generated edges (kron 21/48: 10⁸ entries; kron 22/43: 1.8·10⁸)
   with ``gcbench.graphs.graph.from_edges`` and with the scipy route the issue compares
   against (COO → CSR on boolean data, then A + Aᵀ). ``--gcbench PATH`` measures another checkout's
-  ``from_edges`` as well (e.g. the code before a change), put first on ``sys.path``.
+  ``from_edges`` as well (e.g. the code before a change), put first on ``sys.path``; it must
+  have this layout (``gcbench.graphs``, since issue 34).
 - ``validate``: ``gcbench.algorithms.validation.validate`` on kron 21/48 (1.8·10⁸ stored
   entries) with a random coloring (and another checkout's, with ``--gcbench``).
 - ``estimates``: for each generator family and the readers, the estimate gcbench checks
@@ -252,7 +253,8 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("parts", nargs="*", default=["build", "validate", "estimates"])
-    parser.add_argument("--gcbench", help="another checkout to compare (its repository root)")
+    parser.add_argument("--gcbench", help="another checkout to compare (its repository root; "
+                        "one with the gcbench.graphs layout of issue 34 or later)")  # fmt: skip
     args = parser.parse_args()
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True

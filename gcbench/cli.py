@@ -256,7 +256,7 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
     each takes one value here.
     """
     import gcbench
-    from gcbench.algorithms import canonical_params
+    from gcbench.algorithms import canonical_params, devices
     from gcbench.api import configure
     from gcbench.bench.plugins import load_plugins
     from gcbench.bench.worker import classify
@@ -267,9 +267,8 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
     )
     load_plugins()  # GCBENCH_PLUGINS' algorithms, as in gcbench run
     chosen_spec, _ = configure(algorithm, device, chosen)  # a usage error before the graph loads
-    if block_size is not None and not (
-        chosen_spec.backend == "gpu" or chosen_spec.block_size_matters
-    ):
+    launched = devices.get(chosen_spec.backend).takes_block_size
+    if block_size is not None and not (launched or chosen_spec.block_size_matters):
         raise SpecError(f"--block-size: {algorithm} has no block size (it runs on the CPU)")
     colors_file = None if out is None else OutputFile(out, "the colors file")  # before the work
     with colors_file or nullcontext():

@@ -51,7 +51,7 @@ static_assert(GCB_HIGH_DEGREE == 32, "pending[] and hbits[] are laid out for deg
 
 // A kernel's per-pass trace is GCB_TRACE_COPIES copies of trace_len slots, summed by the host:
 // a warp adds to copy (warp % GCB_TRACE_COPIES), so the warps ending a pass together do not all
-// queue on one L2 address (one copy cost 4-5 % on rgg 20 and delaunay 20: docs/ecl-gc.md).
+// queue on one L2 address (one copy was slower: docs/ecl-gc.md, "Trace").
 #ifndef GCB_TRACE_COPIES
 #define GCB_TRACE_COPIES 32
 #endif
@@ -122,7 +122,8 @@ __device__ __forceinline__ unsigned long long pack(const unsigned hi, const unsi
 }
 
 // Another thread's possible colors, read and written at gpu scope (ld/st.relaxed.gpu): coherent
-// in L2 like a volatile access, which compiles to the costlier system scope (measured 2-3%).
+// in L2 like a volatile access, which compiles to the costlier system scope (docs/ecl-gc.md,
+// "State access").
 __device__ __forceinline__ unsigned load_state(const volatile unsigned* p)
 {
     unsigned x;
@@ -496,7 +497,8 @@ __device__ __forceinline__ void low_append(uint4& head, uint4* __restrict__ list
 // of pass 0 and each pass together (a barrier each, as the original's runSmall): a block's
 // working set then stays in L2, and those barriers measured cheaper than letting warps drift
 // apart on every graph (docs/ecl-gc.md); within a pass each warp goes through its own list's
-// steps without waiting for the others (1-3 % faster than a barrier per step).
+// steps without waiting for the others (faster than a barrier per step: docs/ecl-gc.md, "A
+// block in step, pass by pass").
 // Once every list of a block fits its registers, and from the start where the graph has at
 // most one vertex per thread, each lane visits its own entry until it is colored, with no
 // barrier, compaction or warp-wide step per pass (lane_passes): a pass is then one visit.

@@ -130,26 +130,42 @@ def validate(graph: Graph, colors: np.ndarray, *, parallel: bool = True) -> Vali
     return summarise(2 * scan(graph.indptr, graph.indices, colors), colors)
 
 
+@numba.njit(cache=True, inline="always")
+def _row_conflicts(indptr: np.ndarray, indices: np.ndarray, colors: np.ndarray, u: int) -> int:
+    """Neighbours above ``u`` that share its color (0 for an uncolored ``u``): rows are sorted
+    and symmetric (the Graph invariant), so each conflicting edge is counted once."""
+    mine = colors[u]
+    if mine < 0:
+        return 0
+    lo, hi = indptr[u], indptr[u + 1]
+    here = 0
+    for k in range(lo + np.searchsorted(indices[lo:hi], u), hi):
+        if colors[indices[k]] == mine:
+            here += 1
+    return here
+
+
 @numba.njit(parallel=True, cache=True)
 def _conflicting_edges(indptr: np.ndarray, indices: np.ndarray, colors: np.ndarray) -> int:
-    """Edges {u, v} with colors[u] == colors[v] >= 0, each counted once: rows are sorted and
-    symmetric (the Graph invariant), so only the neighbours above u are looked at. Counts go
-    to one slot per vertex and are summed after the loop: numba's parfor reduction analysis
-    fails on a scalar accumulated across rows in some versions ("unexpected cycle")."""
+    """Edges {u, v} with colors[u] == colors[v] >= 0, each counted once, on numba's threads.
+    Counts go to one slot per vertex and are summed after the loop: numba's parfor reduction
+    analysis fails on a scalar accumulated across rows in some versions ("unexpected
+    cycle")."""
     per_vertex = np.zeros(colors.size, dtype=np.int32)
     for u in numba.prange(colors.size):
-        mine = colors[u]
-        if mine >= 0:
-            lo, hi = indptr[u], indptr[u + 1]
-            here = 0
-            for k in range(lo + np.searchsorted(indices[lo:hi], u), hi):
-                if colors[indices[k]] == mine:
-                    here += 1
-            per_vertex[u] = here
+        per_vertex[u] = _row_conflicts(indptr, indices, colors, u)
     total = 0
     for u in range(colors.size):
         total += per_vertex[u]
     return total
 
 
-_conflicting_edges_serial = numba.njit(cache=True)(_conflicting_edges.py_func)
+@numba.njit(cache=True)
+def _conflicting_edges_serial(indptr: np.ndarray, indices: np.ndarray, colors: np.ndarray) -> int:
+    """:func:`_conflicting_edges` on this thread alone: its own function, so its cache entry
+    is its own (one compiled from the parallel function's code would share that one's file,
+    and a process could load the parallel code and leave numba's threads spinning)."""
+    total = 0
+    for u in range(colors.size):
+        total += _row_conflicts(indptr, indices, colors, u)
+    return total

@@ -335,7 +335,8 @@ class _Client:
         graph.settled = True
         for (case, _), reps in zip(graph.job.work.todo, graph.left(), strict=True):
             for rep in (0,) if reps is None else reps:  # an unfinished auto case: one row
-                fields = {"rep": rep, "status": "error", "error": message}
+                fields = {"rep": rep, "status": "error", "error": message,
+                          "count_setup": graph.job.settings.count_setup}  # fmt: skip
                 self.sink.record(case, graph.info, fields)
             if reps is None or reps:
                 self.sink.advance(1, graph.job.work.weight)

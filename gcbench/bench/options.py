@@ -14,13 +14,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gcbench import grammar
-from gcbench.algorithms.sampling import Sampling
 from gcbench.bench.results import RETRYABLE
-from gcbench.bench.suite import WILDCARD, AlgorithmEntry, GraphEntry, Suite
 from gcbench.errors import SpecError
+
+if TYPE_CHECKING:
+    from gcbench.algorithms.sampling import Sampling
+    from gcbench.bench.suite import Suite
 
 
 @dataclass(frozen=True)
@@ -65,11 +67,15 @@ class RunOptions:
     command: str | None = None
     metrics: str | Sequence[str] = ()
     retry: str | Sequence[str] = ()
+    is_checked: bool = field(default=False, repr=False, compare=False)
 
     def checked(self) -> RunOptions:
         """These options with every value read and checked (:mod:`gcbench.grammar`): names
         and specs split into tuples, ``params`` as axes, ``block_sizes`` as a tuple or
-        "sweep", numbers typed. Idempotent."""
+        "sweep", numbers typed. Options already checked are returned as they are (a value is
+        parsed once however many layers ask)."""
+        if self.is_checked:
+            return self
         if self.device not in grammar.DEVICES:
             raise SpecError(f"--device {self.device!r}: choose gpu, cpu or auto")
         retry = grammar.names(self.retry, "--retry") if self.retry else ()
@@ -94,6 +100,7 @@ class RunOptions:
             timeout=grammar.timeout(self.timeout),
             metrics=parse_metrics(self.metrics),
             retry=retry,
+            is_checked=True,
         )
 
     def applied_to(self, base: Suite) -> Suite:
@@ -101,6 +108,8 @@ class RunOptions:
         lists ("all" = every algorithm of the device's backend that is usable here), and a run
         that replaces either without naming a suite is called "custom"; the counts, noise
         target, times and ``count_setup`` given replace the suite's."""
+        from gcbench.bench.suite import WILDCARD, AlgorithmEntry, GraphEntry  # loads algorithms
+
         names = [WILDCARD if a == "all" else a for a in self.algorithms]
         replaces = self.suite is not None or not (self.graphs or self.algorithms)
         return base.with_overrides(
@@ -124,13 +133,21 @@ class RunOptions:
 METRICS: tuple[str, ...] = ("levels",)  # docs/balance-levels.md
 
 
+def _sampling() -> Sampling:
+    """The protocol's default sampling; imported when first asked for, as importing anything
+    of ``gcbench.algorithms`` registers every algorithm (RunOptions stays light to import)."""
+    from gcbench.algorithms.sampling import Sampling
+
+    return Sampling()
+
+
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     """What every case of a run is measured with, shared by all its workers: how many runs a
     case gets (``sampling``), the wall-clock limit of one run, traces, setup inside the timed
     region, the extra metrics. Built once per run by :meth:`of`."""
 
-    sampling: Sampling = Sampling()
+    sampling: Sampling = field(default_factory=_sampling)
     timeout_s: float = 60.0
     trace: bool = False
     count_setup: bool = False
@@ -139,13 +156,13 @@ class Settings:
     @classmethod
     def of(cls, suite: Suite, options: RunOptions) -> Settings:
         """The settings of a run of ``suite`` (the options already applied to it) with the
-        checked ``options``."""
+        checked ``options`` (:meth:`RunOptions.checked`)."""
         return cls(
             sampling=suite.sampling,
             timeout_s=suite.timeout,
             trace=options.trace,
             count_setup=suite.count_setup,
-            metrics=parse_metrics(options.metrics),
+            metrics=tuple(options.metrics),
         )
 
 

@@ -191,20 +191,22 @@ def default_out(suite_name: str) -> Path:
 def build_suite(opts: RunOptions) -> Suite:
     """The suite named (default ``quick``) with the (checked) options' changes applied
     (:meth:`RunOptions.applied_to`)."""
-    return opts.checked().applied_to(load_suite(opts.suite or DEFAULT_SUITE))
+    return opts.applied_to(load_suite(opts.suite or DEFAULT_SUITE))
 
 
 @dataclass
 class Plan:
     """A run as decided before anything runs (:func:`plan`): the suite with the command
     line's changes, the device, the cases (a shard's share with ``--shard``), and the notes
-    to show first (the shard, the algorithms that cannot run here)."""
+    to show first (the shard, the algorithms that cannot run here); ``options`` are the
+    run's, checked once here."""
 
     suite: Suite
     choice: DeviceChoice
     cases: list[Case]
     notes: list[str] = field(default_factory=list)
     shard: tuple[int, int] | None = None
+    options: RunOptions = field(default_factory=RunOptions)
 
     @property
     def name(self) -> str:
@@ -226,7 +228,8 @@ def plan(
     are left out with one note per remedy; on a cluster's machines only the device counts.
     Offline, a remote graph not in the cache runs as its stand-in or is left out, said up
     front (:func:`gcbench.bench.suite.offline`)."""
-    opts = replace(options or RunOptions(), **changes).checked()
+    given = options or RunOptions()
+    opts = (replace(given, **changes, is_checked=False) if changes else given).checked()
     if opts.out is not None and opts.resume is None:
         require_parent(Path(opts.out))
     elif opts.out is not None and Path(opts.out).resolve() != Path(opts.resume).resolve():
@@ -255,7 +258,7 @@ def plan(
     if shard is not None:
         cases, note = select(cases, shard)
         notes.append(note)
-    return Plan(the_suite, choice, cases, notes, shard)
+    return Plan(the_suite, choice, cases, notes, shard, opts)
 
 
 def run(
@@ -274,8 +277,8 @@ def run(
     same options, already made. Spec errors are raised before anything runs (:func:`plan`);
     per-case failures become rows.
     """
-    opts = replace(options or RunOptions(), **changes)
-    the_plan = planned or plan(opts, choice=choice)
+    the_plan = planned or plan(options, choice=choice, **changes)
+    opts = the_plan.options
     with ExitStack() as stack:  # a cluster is reached before the results file is created
         engine = _engine(opts, the_plan.choice.backend, the_plan.notes, stack)
         before = None if opts.remote_cluster else cache_files()

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gcbench import algorithms, grammar
+from gcbench.algorithms import devices
 from gcbench.algorithms.availability import Unusable, skip_notes, unusable
 from gcbench.algorithms.registry import AlgorithmSpec
 from gcbench.algorithms.sampling import DEFAULT_CASE_TIME_S, DEFAULT_NOISE, Sampling
@@ -376,7 +377,7 @@ def block_size_applies(spec: AlgorithmSpec) -> bool:
     ones unless they take none at all (no default and not a parameter, e.g. a vendor call)."""
     if spec.block_size_matters:
         return True
-    return spec.backend == "gpu" and spec.default_block_size is not None
+    return devices.get(spec.backend).takes_block_size and spec.default_block_size is not None
 
 
 def _entry_specs(entry: AlgorithmEntry, backend: str) -> list[AlgorithmSpec]:

@@ -134,3 +134,10 @@ def test_the_gpu_solves_are_timed_and_checked(data_dir):
 @pytest.mark.gpu
 def test_solve_ms_of_an_empty_matrix_is_zero():
     assert levels.solve_ms(from_edges(0, [], []), np.zeros(0, np.int32)) == 0.0
+
+
+def test_the_metrics_name_the_csv_columns():
+    """LevelMetrics' fields are the columns --metrics levels fills (results.LEVEL_COLUMNS)."""
+    from gcbench.bench.results import LEVEL_COLUMNS
+
+    assert tuple(levels.LevelMetrics(3, 2, 1.5, None).columns()) == LEVEL_COLUMNS

@@ -116,3 +116,25 @@ def test_balance_of_known_classes():
     assert (even.min_class, even.max_class, even.class_cv) == (2, 2, 0.0)
     none = validate(g, np.full(6, -1))
     assert (none.colors, none.min_class, none.max_class, none.class_cv) == (0, 0, 0, 0.0)
+
+
+def test_serial_validation_never_starts_numba_threads():
+    """The serial scan is its own compiled function: a process that loads it from numba's
+    cache after another process cached the parallel one starts no thread pool (it would spin
+    into the next timed call)."""
+    import subprocess
+    import sys
+
+    check = (
+        "import numpy as np, numba.np.ufunc.parallel as pool\n"
+        "from gcbench.graphs.sources import load_graph\n"
+        "from gcbench.algorithms.validation import validate\n"
+        "g = load_graph('gen:cycle?n=33')\n"
+        "assert validate(g, np.arange(33) % 3, parallel={}).valid\n"
+        "print(pool._is_initialized)\n"
+    )
+    for parallel, started in ((True, "True"), (False, "False")):
+        done = subprocess.run([sys.executable, "-c", check.format(parallel)],
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split()[-1] == started

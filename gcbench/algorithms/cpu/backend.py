@@ -18,7 +18,7 @@ from gcbench.graphs.graph import Graph
 
 
 class PerfClock:
-    """Marks of ``time.perf_counter``."""
+    """Marks of ``time.perf_counter`` (the CPU's clock of the timing protocol)."""
 
     def __init__(self) -> None:
         self.marks: list[float] = []
@@ -31,6 +31,8 @@ class PerfClock:
 
 
 class CpuBackend:
+    """The CPU: algorithms read the host Graph itself (docs/architecture.md, "Backends")."""
+
     name = "cpu"
     takes_block_size = False
     copies_graph = False

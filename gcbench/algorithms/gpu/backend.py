@@ -39,6 +39,9 @@ class _Probe:
 
 
 class GpuBackend:
+    """The GPU: algorithms read the graph's int32 CSR on the device (docs/architecture.md,
+    "Backends")."""
+
     name = "gpu"
     takes_block_size = True
     copies_graph = True

@@ -12,7 +12,8 @@ tile passes; ``trace["active"]`` the conflicting vertices after each. Decisions:
 docs/independent-set.md.
 
 The spec's ``setup`` (:func:`scratch`) makes the graph's buffers and the conflict lists' sort
-key once; ``bind`` looks up the kernels, so a timed call only colors.
+key once; ``bind`` looks up the kernels, so a timed call only colors. The colors a run returns
+are the graph's buffer, valid until the next run on it (copy them to keep them).
 """
 
 from __future__ import annotations

@@ -92,8 +92,9 @@ def test_spec_sets_up_and_binds():
 
 
 def reference_cf(dg, block_size: int, tile: int) -> tuple[np.ndarray, int, list[float]]:
-    """cf as it was before it had a setup (everything allocated inside the call): the colors,
-    passes and per-pass conflicts the set-up implementation must reproduce exactly."""
+    """A frozen reference, kept on purpose beside the code it checks: cf as it was before it
+    had a setup (everything allocated inside the call, commit 81ce910), whose colors, passes
+    and per-pass conflicts the set-up implementation must reproduce exactly."""
     cp = runtime.cupy()
     n, b = dg.n, block_size
     colors = runtime.uncolored(n)
