@@ -24,6 +24,7 @@ def sleeps(base: float, cases: int = CASES) -> str:
 
 SLOW = ["--graph", "gen:cycle?n=9", "--algo", "test-sleep", "--param", sleeps(0.05),
         "--reps", str(REPS), "--warmup", "0", "--device", "cpu", "--quiet"]  # fmt: skip
+QUICK = {"GCBENCH_TEST_SLEEP_SCALE": "0.1"}  # a resume: nothing to interrupt, shorter sleeps
 
 
 def start(env, *args):
@@ -84,7 +85,7 @@ def test_sigint_stops_cleanly_and_resume_completes(bench_env, tmp_path, cli):
     command = stderr.strip().splitlines()[-1].split("run: ", 1)[1]
     args = shlex.split(command)
     assert args[0] == "gcbench" and args[-2:] == ["--resume", str(out)] and "--out" not in args
-    done = cli(*args[1:])
+    done = cli(*args[1:], env={**os.environ, **QUICK})
     assert done.returncode == 0, done.stderr
     check_complete(out)
 
@@ -104,7 +105,7 @@ def test_sigkill_leaves_a_resumable_file_and_no_orphan(bench_env, tmp_path, cli)
     assert not any(Path(f"/proc/{w}/stat").exists() for w in workers), "worker outlived parent"
     with open(out, "a") as handle:  # what a write cut short by the kill would leave
         handle.write("0123abcd,2026-01-01T00:00:00")
-    done = cli("run", *SLOW, "--resume", str(out))
+    done = cli("run", *SLOW, "--resume", str(out), env={**os.environ, **QUICK})
     assert done.returncode == 0, done.stderr
     check_complete(out)
 

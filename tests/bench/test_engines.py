@@ -179,7 +179,7 @@ def test_a_lost_dask_worker_costs_one_retry_a_second_loss_error_rows(dask_cluste
     retried with only its missing repetitions; after the second, those left are errors."""
     suite = tmp_path / "kills.toml"
     suite.write_text(
-        'graphs = ["gen:cycle?n=9"]\nreps = 2\nwarmup = 0\n'
+        'graphs = ["gen:cycle?n=9"]\nreps = 2\nwarmup = 0\ncount_setup = true\n'
         '[[algorithms]]\nname = "test-distinct"\n'
         '[[algorithms]]\nname = "test-kill-parent"\nparams = { tag = "first" }\n'
         '[[algorithms]]\nname = "greedy"\n'
@@ -198,6 +198,7 @@ def test_a_lost_dask_worker_costs_one_retry_a_second_loss_error_rows(dask_cluste
     assert second.error.str.fullmatch(
         r"Dask worker lost while running this graph \(tcp://\S+ and tcp://\S+\); not retried"
     ).all(), second.error.tolist()
+    assert (frame.count_setup.astype(str) == "True").all()  # the lost rows' too
 
 
 def test_merge_refuses_overlaps_mixed_schemas_and_cut_lines(plain, tmp_path):
@@ -226,7 +227,7 @@ def test_merge_refuses_overlaps_mixed_schemas_and_cut_lines(plain, tmp_path):
 def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tmp_path, cli):
     """Ctrl-C exits 130 with whole rows; SIGKILL takes every slot's worker with the parent;
     --resume finishes the file without duplicates (as for a plain run, test_cli_run)."""
-    from test_cli_run import SLOW, children, sleeps, start  # on sys.path: bench_env
+    from test_cli_run import QUICK, SLOW, children, sleeps, start  # on sys.path: bench_env
 
     # 3 s of sleeping per graph in 10 cases (a case's rows land together): time to interrupt
     out, reps, cases = tmp_path / "r.csv", 6, 10
@@ -259,7 +260,7 @@ def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tm
         time.sleep(0.05)
     assert not any(os.path.exists(f"/proc/{w}/stat") for w in workers), "a worker outlived it"
 
-    done = cli("run", *args, "--resume", str(out))
+    done = cli("run", *args, "--resume", str(out), env={**os.environ, **QUICK})
     assert done.returncode == 0, done.stderr
     frame = read(out)
     assert len(frame) == 2 * reps * cases and not frame[KEY].duplicated().any()

@@ -232,7 +232,7 @@ def make_suite_rows(graphs: int, *, seed: int = 0, reps: int = 3, **fields: Any)
     return rows
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def suite_rows():
     """The :func:`make_suite_rows` factory."""
     return make_suite_rows

@@ -4,15 +4,18 @@ the formats, the subtitle, and the performance profile against a hand computatio
 
 from __future__ import annotations
 
+import csv
+
 import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
 
+from gcbench.bench.results import COLUMNS
 from gcbench.errors import InputError
-from gcbench.report import report
+from gcbench.report import plots, report
 from gcbench.report.aggregate import performance_profile, performance_ratios
-from gcbench.report.plots import MIN_LABELS, log_ticks, plot_formats
+from gcbench.report.plots import MIN_LABELS, figures, log_ticks, plot_formats
 
 ALWAYS = {"time", "colors", "speedup", "block_sizes", "rounds"}
 PROFILES = {"profile_time", "profile_colors"}
@@ -38,12 +41,36 @@ def log_axes(fig):
                 yield ax, name, axis
 
 
+@pytest.fixture(scope="module", params=[1, 7, 30])
+def suite_report(request, suite_rows, tmp_path_factory):
+    """The report (``out``, dpi 60) of a synthetic benchmark of 1, 7 or 30 graphs, shared by
+    the tests that read its files and its figures: (graphs, Report, output directory, the
+    figures it wrote by name, kept open and drawn by the writing, so their ticks exist)."""
+    graphs = request.param
+    here = tmp_path_factory.mktemp(f"suite-{graphs}")
+    results = here / "results.csv"
+    with open(results, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, COLUMNS)
+        writer.writeheader()
+        writer.writerows(suite_rows(graphs))
+    made = {}
+
+    def kept(*args, **kwargs):
+        figs, missing = figures(*args, **kwargs)
+        made.update(figs)
+        return figs, missing
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(plots, "figures", kept)
+        rep = report([results], out=here / "out", dpi=60)
+    yield graphs, rep, here / "out", made
+    for fig in made.values():
+        fig.clear()
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("graphs", [1, 7, 30])
-def test_report_writes_every_figure_and_none_empty(
-    tmp_path, write_csv, suite_rows, graphs, pixel_spread
-):
-    rep = report([write_csv(suite_rows(graphs))], out=tmp_path / "out", dpi=60)
+def test_report_writes_every_figure_and_none_empty(suite_report, pixel_spread):
+    graphs, rep, out, _ = suite_report
     expected = ALWAYS | (PROFILES if graphs > 1 else set())
     assert {p.name for p in rep.written} == {"summary.csv", "summary.md"} | {
         f"{name}.png" for name in expected
@@ -51,7 +78,7 @@ def test_report_writes_every_figure_and_none_empty(
     for path in rep.written:
         if path.suffix == ".png":
             assert pixel_spread(path) > 20, path.name  # not blank
-    md = (tmp_path / "out" / "summary.md").read_text()
+    md = (out / "summary.md").read_text()
     assert "Measured on NVIDIA H200 + CPU · host node-a ·" in md
     assert all(f"![{name}.png]({name}.png)" in md for name in expected)
     if graphs == 1:
@@ -66,10 +93,9 @@ def test_report_writes_every_figure_and_none_empty(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("graphs", [1, 7, 30])
-def test_every_log_axis_has_labelled_ticks(write_csv, suite_rows, graphs, built):
-    rep = report([write_csv(suite_rows(graphs))])
-    made, _ = built(rep)
+def test_every_log_axis_has_labelled_ticks(suite_report):
+    graphs, rep, _, made = suite_report  # the figures the report wrote
+    assert {f"{name}.png" for name in made} == {p.name for p in rep.written if p.suffix == ".png"}
     block_sizes = sorted({str(b) for b in rep.summary.block_size.dropna()})
     checked = 0
     for name, fig in made.items():
@@ -128,8 +154,9 @@ def test_all_failed_results_write_no_empty_figure(tmp_path, write_csv, suite_row
 
 def test_each_plot_format_is_written(tmp_path, write_csv, mixed_rows):
     rep = report(
-        [write_csv(mixed_rows)], out=tmp_path / "out", plot_formats=["png,svg", "pdf", "svg"]
-    )
+        [write_csv(mixed_rows)], out=tmp_path / "out", plot_formats=["png,svg", "pdf", "svg"],
+        dpi=60,
+    )  # fmt: skip
     time = [p.name for p in rep.written if p.stem == "time"]
     assert time == ["time.png", "time.svg", "time.pdf"]
     out = tmp_path / "out"
@@ -145,10 +172,10 @@ def test_each_plot_format_is_written(tmp_path, write_csv, mixed_rows):
 
 def test_png_resolution(tmp_path, write_csv, mixed_rows):
     sizes = {}
-    for dpi in (100, 200):
+    for dpi in (50, 100):
         rep = report([write_csv(mixed_rows)], out=tmp_path / str(dpi), dpi=dpi)
         sizes[dpi] = Image.open(next(p for p in rep.written if p.name == "time.png")).size
-    assert sizes[200] == (2 * sizes[100][0], 2 * sizes[100][1])
+    assert sizes[100] == (2 * sizes[50][0], 2 * sizes[50][1])
     with pytest.raises(InputError, match="dpi 5 is out of range"):
         report([write_csv(mixed_rows)], out=tmp_path / "x", dpi=5)
 
