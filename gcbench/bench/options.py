@@ -67,15 +67,12 @@ class RunOptions:
     command: str | None = None
     metrics: str | Sequence[str] = ()
     retry: str | Sequence[str] = ()
-    is_checked: bool = field(default=False, repr=False, compare=False)
 
     def checked(self) -> RunOptions:
         """These options with every value read and checked (:mod:`gcbench.grammar`): names
         and specs split into tuples, ``params`` as axes, ``block_sizes`` as a tuple or
-        "sweep", numbers typed. Options already checked are returned as they are (a value is
-        parsed once however many layers ask)."""
-        if self.is_checked:
-            return self
+        "sweep", numbers typed. Idempotent: the plan keeps the checked object, so a run does
+        not check its options again."""
         if self.device not in grammar.DEVICES:
             raise SpecError(f"--device {self.device!r}: choose gpu, cpu or auto")
         retry = grammar.names(self.retry, "--retry") if self.retry else ()
@@ -100,7 +97,6 @@ class RunOptions:
             timeout=grammar.timeout(self.timeout),
             metrics=parse_metrics(self.metrics),
             retry=retry,
-            is_checked=True,
         )
 
     def applied_to(self, base: Suite) -> Suite:

@@ -228,8 +228,7 @@ def plan(
     are left out with one note per remedy; on a cluster's machines only the device counts.
     Offline, a remote graph not in the cache runs as its stand-in or is left out, said up
     front (:func:`gcbench.bench.suite.offline`)."""
-    given = options or RunOptions()
-    opts = (replace(given, **changes, is_checked=False) if changes else given).checked()
+    opts = replace(options or RunOptions(), **changes).checked()
     if opts.out is not None and opts.resume is None:
         require_parent(Path(opts.out))
     elif opts.out is not None and Path(opts.out).resolve() != Path(opts.resume).resolve():

@@ -282,7 +282,7 @@ class _Worker:
         device = devices.get(spec.backend)
         settings = job.settings
         done = 0
-        columns: dict[str, Any] = {"device": spec.backend, "count_setup": settings.count_setup}
+        columns: dict[str, Any] = {"device": spec.backend}  # GraphRun adds count_setup
         try:
             columns.update(device_columns(spec.backend))
             if device.copies_graph and spec.backend not in self.prepared:
