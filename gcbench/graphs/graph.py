@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gcbench.errors import GraphTooLargeError, InputError
 from gcbench.graphs._normalise import normalise
+
+if TYPE_CHECKING:
+    from gcbench.graphs.bounds import Bounds
 
 INT32_LIMIT = 2**31 - 1
 
@@ -72,6 +76,14 @@ class Graph:
         """Vertices of degree 0."""
         return int(np.count_nonzero(self.degrees == 0))
 
+    @cached_property
+    def bounds(self) -> Bounds:
+        """A clique found and the degeneracy (:mod:`gcbench.graphs.bounds`), computed on first
+        use unless the graph came from a cache that holds them."""
+        from gcbench.graphs.bounds import compute
+
+        return compute(self)
+
     def degree_histogram(self) -> np.ndarray:
         """``hist[d]`` = number of vertices of degree d."""
         return np.bincount(self.degrees, minlength=1)
@@ -83,7 +95,10 @@ class Graph:
         return rows[keep], self.indices[keep]
 
     def with_name(self, name: str, source: str | None = None) -> Graph:
-        return Graph(name, self.indptr, self.indices, source or self.source, self.normalisation)
+        renamed = Graph(name, self.indptr, self.indices, source or self.source, self.normalisation)
+        if "bounds" in self.__dict__:  # the same arrays: what is known of them carries over
+            renamed.__dict__["bounds"] = self.bounds
+        return renamed
 
 
 def from_edges(

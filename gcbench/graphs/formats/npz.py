@@ -17,6 +17,7 @@ import numpy as np
 
 from gcbench import memory
 from gcbench.errors import InputError
+from gcbench.graphs.bounds import Bounds
 from gcbench.graphs.formats._io import check_vertices
 from gcbench.graphs.graph import Graph, Normalisation, from_trusted_csr
 
@@ -24,12 +25,18 @@ FORMAT_VERSION = 1
 
 _NORMALISATION = tuple(f"normalisation_{f.name}" for f in dataclasses.fields(Normalisation))
 _KEYS = ("format_version", "indptr", "indices", "name", "source", "spec", *_NORMALISATION)
+# The graph's bounds (gcbench/graphs/bounds.py), written since they exist; a cache without
+# them is still read, and they are computed again when asked for.
+_BOUNDS = ("bounds_clique", "bounds_degeneracy")
 
 
 def save_cache(graph: Graph, path: Path | str, *, spec: str) -> None:
-    """Write ``graph`` to ``path`` atomically (a temporary file renamed into place)."""
+    """Write ``graph`` and its bounds (computed here when not yet known, so that they are
+    computed once per cached graph) to ``path`` atomically (a temporary file renamed into
+    place)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    bounds = graph.bounds
     arrays = {
         "format_version": np.int64(FORMAT_VERSION),
         "indptr": graph.indptr,
@@ -37,6 +44,8 @@ def save_cache(graph: Graph, path: Path | str, *, spec: str) -> None:
         "name": np.str_(graph.name),
         "source": np.str_(graph.source),
         "spec": np.str_(spec),
+        "bounds_clique": np.int64(bounds.clique),
+        "bounds_degeneracy": np.int64(bounds.degeneracy),
     }
     for key, value in zip(_NORMALISATION, dataclasses.astuple(graph.normalisation), strict=True):
         arrays[key] = np.asarray(value)
@@ -56,7 +65,8 @@ def load_cache(path: Path | str, *, spec: str | None) -> Graph | None:
     """The graph cached at ``path``, or None when it must be rebuilt.
 
     None for a missing file, another format version, another recorded spec (when ``spec`` is
-    given), an npz gcbench did not write, or a corrupt or truncated file. A cache that is used
+    given), an npz gcbench did not write, or a corrupt or truncated file. A cache written
+    before graphs' bounds were cached gets them (computed and written once). A cache that is used
     has its modification time set to now: ``gcbench cache --older-than`` goes by it (access
     times move whenever anything reads the file, ``gcbench cache`` itself included).
     """
@@ -65,6 +75,8 @@ def load_cache(path: Path | str, *, spec: str | None) -> Graph | None:
     except InputError:
         return None
     with contextlib.suppress(OSError):  # a read-only cache is still used
+        if spec is not None and "bounds" not in graph.__dict__:
+            save_cache(graph, path, spec=spec)  # written before bounds existed: add them once
         os.utime(path)
     return graph
 
@@ -98,6 +110,7 @@ def read_cache(path: Path, *, spec: str | None = None, name: str | None = None) 
             indptr, indices = npz["indptr"], npz["indices"]
             stored_name, source = str(npz["name"]), str(npz["source"])
             normalisation = Normalisation(*(npz[key].item() for key in _NORMALISATION))
+            stored_bounds = [int(npz[key]) for key in _BOUNDS if key in npz.files]
     except (OSError, EOFError, ValueError, TypeError, zipfile.BadZipFile) as exc:
         # numpy's reasons name its own remedies (allow_pickle) that do not apply here
         raise InputError(
@@ -107,9 +120,12 @@ def read_cache(path: Path, *, spec: str | None = None, name: str | None = None) 
     _check_arrays(path, indptr, indices)
     if name is not None:
         stored_name, source = name, str(path)
-    return from_trusted_csr(
+    graph = from_trusted_csr(
         indptr, indices, name=stored_name, source=source, normalisation=normalisation
     )
+    if len(stored_bounds) == len(_BOUNDS):
+        graph.__dict__["bounds"] = Bounds(*stored_bounds)  # Graph.bounds, known already
+    return graph
 
 
 def _require(path: Path, archive: zipfile.ZipFile) -> None:

@@ -9,6 +9,7 @@ import zipfile
 import numpy as np
 import pytest
 
+from gcbench.graphs.bounds import Bounds
 from gcbench.graphs.formats import FORMAT_VERSION, load_cache, read_graph, save_cache
 from gcbench.graphs.graph import Normalisation, from_edges
 
@@ -45,6 +46,7 @@ def test_failed_save_keeps_old_file(cached, connected_graph):
     class Broken:
         name, source, normalisation = "b", "", Normalisation()
         indptr = np.zeros(3, dtype=np.int64)
+        bounds = Bounds(1, 0)
 
         @property
         def indices(self):
