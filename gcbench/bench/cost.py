@@ -7,7 +7,7 @@ comes from, in order (docs/cluster.md):
 1. a ``gen:`` spec's parameters, by the family's definition (:data:`_GENERATED`: exact for
    the exact families, the expected count for random ones, before duplicate removal for
    kron/rmat);
-2. the ``.npz`` header of the cached graph (``ss:``/``snap:`` specs, ``.npz`` paths), only
+2. the ``.npz`` header of the cached graph (remote specs, ``.npz`` paths), only
    when ``use_cache`` — shards must not use it, since two machines can hold different caches
    and must still agree on the split;
 3. the stand-in's estimate, for a remote graph that has one;

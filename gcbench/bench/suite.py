@@ -169,8 +169,8 @@ def list_suites() -> list[tuple[str, str]]:
 
 
 def remote_specs(ref: str | Path) -> list[str]:
-    """The ``ss:``/``snap:`` specs of a suite (a path or a name in ``configs/``): what
-    ``gcbench fetch --suite`` downloads."""
+    """The remote (``ss:``/``snap:``/``dimacs:``) specs of a suite (a path or a name in
+    ``configs/``): what ``gcbench fetch --suite`` downloads."""
     return [entry.spec for entry in load_suite(ref).graphs if is_remote(entry.spec)]
 
 

@@ -118,7 +118,9 @@ class Family:
     ``alternatives`` lists groups of parameters of which exactly one group must be given
     (``grid2d``: side, or rows and cols); ``check`` returns what is wrong, or None; ``peak``
     estimates the peak bytes of building the graph from the resolved parameters (generation
-    and normalisation; measured by benchmarks/build_memory.py), checked against the budget.
+    and normalisation; measured by benchmarks/build_memory.py), checked against the budget;
+    ``chi`` gives the chromatic number of the resolved parameters where the family's
+    construction fixes it (None elsewhere; no ``chi``: never known).
     """
 
     name: str
@@ -128,6 +130,12 @@ class Family:
     peak: Peak
     alternatives: tuple[tuple[str, ...], ...] = ()
     check: Check | None = None
+    chi: Callable[..., int | None] | None = None
+
+    def known_chi(self, resolved: Mapping[str, Number]) -> int | None:
+        """The chromatic number of the graph of ``resolved`` parameters, if known by
+        construction (the source "states" it: it is carried as ``chi_known``)."""
+        return None if self.chi is None else self.chi(**resolved)
 
     def resolve(self, given: Mapping[str, Any], where: str | None = None) -> dict[str, Number]:
         """Parse and check ``given``; defaults filled in; SpecError naming ``where`` if wrong."""
@@ -197,10 +205,12 @@ def family(
     peak: Peak,
     alternatives: tuple[tuple[str, ...], ...] = (),
     check: Check | None = None,
+    chi: Callable[..., int | None] | None = None,
 ) -> Callable[[Builder], Callable[..., Graph]]:
     """Register a builder as a family named after it; the public function returns a Graph.
 
-    ``peak(**resolved parameters)`` estimates the bytes that building it needs at its peak.
+    ``peak(**resolved parameters)`` estimates the bytes that building it needs at its peak;
+    ``chi(**resolved parameters)`` its chromatic number where the construction fixes it.
     """
 
     def register(build: Builder) -> Callable[..., Graph]:
@@ -212,6 +222,7 @@ def family(
             peak,
             alternatives,
             check,
+            chi,
         )
         FAMILIES[fam.name] = fam
         signature = inspect.signature(build)
@@ -590,6 +601,9 @@ def _grid_check(p: Mapping[str, Number]) -> str | None:
     ),
     alternatives=(("side",), ("rows", "cols")),
     check=_grid_check,
+    chi=lambda side=None, rows=None, cols=None: (
+        1 if (side or 0) == 1 or (rows, cols) == (1, 1) else 2
+    ),
 )
 def grid2d(side: int | None = None, rows: int | None = None, cols: int | None = None) -> Csr:
     """rows x cols 4-neighbour grid (vertex r*cols + c); m = rows(cols-1) + cols(rows-1)."""
@@ -605,7 +619,7 @@ def grid2d(side: int | None = None, rows: int | None = None, cols: int | None = 
     return Csr(indptr, neighbours[exists])
 
 
-@family(_count("n"), peak=lambda n: _csr_peak(14 * n * n))
+@family(_count("n"), peak=lambda n: _csr_peak(14 * n * n), chi=lambda n: n)
 def complete(n: int) -> Csr:
     """Complete graph K_n: m = n(n-1)/2, chromatic number n."""
     offdiagonal = ~np.eye(n, dtype=np.bool_)
@@ -613,7 +627,7 @@ def complete(n: int) -> Csr:
     return Csr(np.arange(n + 1, dtype=np.int64) * max(n - 1, 0), indices)
 
 
-@family(_count("n", 3), peak=lambda n: _edges_peak(n, n, 16 * n))
+@family(_count("n", 3), peak=lambda n: _edges_peak(n, n, 16 * n), chi=lambda n: 2 + n % 2)
 def cycle(n: int) -> Edges:
     """Cycle C_n (n >= 3): m = n, chromatic number 2 (n even) or 3 (n odd)."""
     v = np.arange(n, dtype=np.int64)
@@ -625,6 +639,7 @@ def cycle(n: int) -> Edges:
     _count("b"),
     peak=lambda a, b: _edges_peak(a + b, a * b, 24 * a * b),
     check=lambda p: _vertices_check(p["a"] + p["b"]),
+    chi=lambda a, b: 2 if a and b else min(a + b, 1),
 )
 def bipartite(a: int, b: int) -> Edges:
     """Complete bipartite K_{a,b}: sides 0..a-1 and a..a+b-1, m = ab, chromatic number 2."""
@@ -636,6 +651,7 @@ def bipartite(a: int, b: int) -> Edges:
 @family(
     _count("n", high=VERTEX_MAX // 2, help="2n vertices; int32 ids"),
     peak=lambda n: _edges_peak(2 * n, n * (n - 1), 49 * n * n),
+    chi=lambda n: 2 if n >= 2 else n,
 )
 def crown(n: int) -> Edges:
     """Crown graph S_n^0: K_{n,n} minus a perfect matching, u_i = 2i ~ v_j = 2j+1 for i != j.
@@ -662,6 +678,7 @@ MYCIELSKI_MAX = 31  # n_31 = 3 * 2^29 - 1 vertices; n_32 does not fit int32
 @family(
     _count("k", 1, MYCIELSKI_MAX, help="3*2^(k-2)-1 vertices; int32 ids"),
     peak=lambda k: _edges_peak(*_mycielski_size(k), 32 * _mycielski_size(k)[1]),
+    chi=lambda k: k,
 )
 def mycielski(k: int) -> Edges:
     """Mycielski graph M_k (M_1 = K_1, M_2 = K_2, M_3 = C_5, M_4 = Grötzsch): triangle-free,
@@ -686,6 +703,7 @@ SIDE_MAX = math.isqrt(VERTEX_MAX)  # n x n cells as int32 vertex ids
 @family(
     _count("n", 1, SIDE_MAX, help="n*n vertices; int32 ids"),
     peak=lambda n: _edges_peak(n * n, n * (n - 1) * (5 * n - 1) // 3, 48 * n**3),
+    chi=lambda n: n if n % 6 in (1, 5) else None,
 )
 def queen(n: int) -> Edges:
     """n x n queen graph: cells attack along rows, columns and diagonals;
@@ -700,6 +718,7 @@ def queen(n: int) -> Edges:
 @family(
     _count("n", 1, SIDE_MAX, help="n*n vertices; int32 ids"),
     peak=lambda n: _edges_peak(n * n, n**3, 48 * n**3),
+    chi=lambda n: n,
 )
 def rook(n: int) -> Edges:
     """n x n rook's graph K_n □ K_n: cells attack along rows and columns; m = n²(n-1),
@@ -714,13 +733,14 @@ def rook(n: int) -> Edges:
 @family(
     _count("leaves", high=VERTEX_MAX - 1),
     peak=lambda leaves: _edges_peak(leaves + 1, leaves, 16 * leaves),
+    chi=lambda leaves: min(leaves + 1, 2),
 )
 def star(leaves: int) -> Edges:
     """Star K_{1,leaves}: centre 0, leaves 1..leaves; m = leaves."""
     return Edges(leaves + 1, np.zeros(leaves, np.int64), np.arange(1, leaves + 1, dtype=np.int64))
 
 
-@family(_count("n"), peak=lambda n: _csr_peak(8 * (n + 1)))
+@family(_count("n"), peak=lambda n: _csr_peak(8 * (n + 1)), chi=lambda n: min(n, 1))
 def empty(n: int) -> Csr:
     """n isolated vertices (n = 0 allowed)."""
     return Csr(np.zeros(n + 1, dtype=np.int64), np.empty(0, dtype=np.int32))

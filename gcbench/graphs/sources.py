@@ -1,9 +1,9 @@
 """Graph specs (docs/architecture.md, "The graph") → Graph, and the data cache directory.
 
 A spec is ``gen:FAMILY?k=v&k=v`` (generated, see :mod:`gcbench.graphs.generators`),
-``ss:GROUP/NAME`` (SuiteSparse), ``snap:NAME`` (SNAP) or a file path. Its canonical form
-names the graph everywhere (the CSV ``graph`` column, the cache key). Grammar and decisions:
-docs/graphs.md.
+``ss:GROUP/NAME`` (SuiteSparse), ``snap:NAME`` (SNAP), ``dimacs:NAME`` (a DIMACS coloring
+instance) or a file path. Its canonical form names the graph everywhere (the CSV ``graph``
+column, the cache key). Grammar and decisions: docs/graphs.md.
 """
 
 from __future__ import annotations
@@ -20,12 +20,17 @@ from gcbench.graphs.generators import Number, get_family
 from gcbench.graphs.graph import Graph
 from gcbench.resources import data_dir
 
-SpecKind = Literal["gen", "ss", "snap", "path"]
+SpecKind = Literal["gen", "ss", "snap", "dimacs", "path"]
 
-KINDS = ("gen", "ss", "snap")
+KINDS = ("gen", "ss", "snap", "dimacs")
 _NAME = r"[A-Za-z0-9_.+-]+"
-_REMOTE = {"ss": re.compile(rf"{_NAME}/{_NAME}"), "snap": re.compile(_NAME)}
-_REMOTE_FORM = {"ss": "ss:GROUP/NAME", "snap": "snap:NAME"}
+_REMOTE = {
+    "ss": re.compile(rf"{_NAME}/{_NAME}"),
+    "snap": re.compile(_NAME),
+    "dimacs": re.compile(_NAME),
+}
+_REMOTE_FORM = {"ss": "ss:GROUP/NAME", "snap": "snap:NAME", "dimacs": "dimacs:NAME"}
+_FORMS = "gen:FAMILY?k=v, ss:GROUP/NAME, snap:NAME, dimacs:NAME"
 _FAMILY = re.compile(r"[a-z0-9_]+")
 
 
@@ -35,8 +40,9 @@ def _root(given: Path | str | None) -> Path:
 
 @dataclass(frozen=True)
 class GraphSpec:
-    """A parsed spec. ``name`` is the gen family, the SuiteSparse ``GROUP/NAME``, the SNAP
-    ``NAME`` or the path; ``params`` holds a gen spec's resolved parameters (defaults filled)."""
+    """A parsed spec. ``name`` is the gen family, the SuiteSparse ``GROUP/NAME``, the SNAP or
+    DIMACS ``NAME`` or the path; ``params`` holds a gen spec's resolved parameters (defaults
+    filled)."""
 
     kind: SpecKind
     name: str
@@ -56,7 +62,7 @@ def parse_spec(spec: str | os.PathLike[str]) -> GraphSpec:
     text = str(spec).strip()
     kind, sep, rest = text.partition(":")
     if not text:
-        raise SpecError("empty graph spec; give gen:FAMILY?k=v, ss:GROUP/NAME, snap:NAME or a path")
+        raise SpecError(f"empty graph spec; give {_FORMS} or a path")
     if not sep or (kind not in KINDS and Path(text).exists()):
         return GraphSpec("path", os.path.normpath(os.path.expanduser(text)))
     if kind == "gen":
@@ -64,10 +70,14 @@ def parse_spec(spec: str | os.PathLike[str]) -> GraphSpec:
     if kind in _REMOTE:
         if not _REMOTE[kind].fullmatch(rest):
             raise SpecError(f"{shown(text)}: malformed spec; expected {_REMOTE_FORM[kind]}")
+        if kind == "dimacs":  # a name the catalogue lacks fails here, before any download
+            from gcbench.graphs.fetch.dimacs_instances import instance
+
+            instance(rest)
         return GraphSpec(kind, rest)
     raise SpecError(
-        f"{shown(text)}: unknown spec kind {excerpt(kind)}; use gen:FAMILY?k=v, ss:GROUP/NAME, "
-        "snap:NAME or the path of an existing file"
+        f"{shown(text)}: unknown spec kind {excerpt(kind)}; use {_FORMS} "
+        "or the path of an existing file"
     )
 
 
@@ -91,6 +101,23 @@ def _parse_gen(text: str, rest: str) -> GraphSpec:
 def canonical_spec(spec: str) -> str:
     """The canonical form of ``spec`` (gen: parameters typed, defaults filled, sorted)."""
     return parse_spec(spec).canonical
+
+
+def known_chi(spec: str) -> int | None:
+    """The chromatic number the source of the canonical ``spec`` states: a ``dimacs:`` instance
+    whose catalogue entry publishes χ (docs/graphs.md, "DIMACS coloring instances"), a ``gen:``
+    graph whose family's construction fixes it (``Family.known_chi``); None for ``ss:``,
+    ``snap:`` and paths, and where the source gives none. Reads no graph."""
+    kind, _, name = spec.strip().partition(":")
+    if kind == "dimacs":
+        from gcbench.graphs.fetch.dimacs_instances import INSTANCES
+
+        entry = INSTANCES.get(name)
+        return None if entry is None else entry.chi
+    parsed = parse_spec(spec)
+    if parsed.kind != "gen":
+        return None
+    return get_family(parsed.name).known_chi(parsed.params)
 
 
 def cache_path(spec: GraphSpec, root: Path) -> Path:

@@ -17,6 +17,7 @@ from gcbench.graphs.sources import (
     cache_path,
     canonical_spec,
     data_dir,
+    known_chi,
     load_graph,
     parse_spec,
 )
@@ -37,6 +38,8 @@ def test_data_dir_comes_from_the_environment(monkeypatch, tmp_path):
         ("snap:com-LiveJournal", "snap", "com-LiveJournal"),
         ("graphs/road.mtx.gz", "path", "graphs/road.mtx.gz"),
         ("  snap:roadNet-CA ", "snap", "roadNet-CA"),
+        ("dimacs:le450_15c", "dimacs", "le450_15c"),
+        ("dimacs:DSJC500.5", "dimacs", "DSJC500.5"),
     ],
 )
 def test_parse_spec_kinds(spec, kind, name):
@@ -67,6 +70,7 @@ def test_an_existing_file_with_a_colon_is_a_path(tmp_path, monkeypatch):
         ("gen:grid2d?cols=3&rows=2", "gen:grid2d?cols=3&rows=2"),
         ("gen:empty?n=0", "gen:empty?n=0"),
         ("ss:DIMACS10/delaunay_n20", "ss:DIMACS10/delaunay_n20"),
+        (" dimacs:fpsol2.i.1", "dimacs:fpsol2.i.1"),
         ("data/../data/g.mtx", "data/g.mtx"),
     ],
 )
@@ -94,6 +98,9 @@ def test_canonical_spec(spec, canonical):
         ("ss:rgg_n_2_20_s0", "expected ss:GROUP/NAME"),
         ("ss:a/b/c", "expected ss:GROUP/NAME"),
         ("snap:", "expected snap:NAME"),
+        ("dimacs:a/b", "expected dimacs:NAME"),
+        ("dimacs:le450_15e", "not a DIMACS coloring instance; did you mean dimacs:le450_15"),
+        ("dimacs:Myciel5", "did you mean dimacs:myciel5, "),
     ],
 )
 def test_bad_specs_are_one_line_spec_errors(spec, message):
@@ -163,10 +170,37 @@ def test_remote_specs_go_to_fetch(data_dir):
 
 @pytest.mark.parametrize(
     "spec",
-    ["\x1b[2J:foo", "gen:rgg?scale=\x1b[31m1", "gen:rgg?scale=5&\x07=1", "ss:\xff/" + "x" * 300],
+    [
+        "\x1b[2J:foo",
+        "gen:rgg?scale=\x1b[31m1",
+        "gen:rgg?scale=5&\x07=1",
+        "ss:\xff/" + "x" * 300,
+        "dimacs:" + "x" * 300,
+    ],
 )
 def test_spec_errors_escape_junk(spec):
     with pytest.raises(SpecError) as info:
         parse_spec(spec)
     message = str(info.value)
     assert message.isascii() and message.isprintable() and len(message) < 300, message
+
+
+@pytest.mark.parametrize(
+    ("spec", "chi"),
+    [
+        ("dimacs:le450_15c", 15),
+        ("dimacs:queen13_13", 13),
+        ("dimacs:myciel7", 8),
+        ("dimacs:flat1000_76_0", 76),
+        ("dimacs:DSJC500.5", None),  # the page says "?"
+        ("dimacs:queen10_10", None),
+        ("dimacs:nowhere", None),
+        ("gen:mycielski?k=4", 4),  # the family's construction (tests/graphs/test_known_chi.py)
+        ("gen:er?n=10&p=0.5&seed=0", None),
+        ("ss:DIMACS10/rgg_n_2_20_s0", None),
+        ("snap:com-LiveJournal", None),
+        ("graphs/le450_15c.col", None),
+    ],
+)
+def test_known_chi_is_the_published_value(spec, chi):
+    assert known_chi(spec) == chi

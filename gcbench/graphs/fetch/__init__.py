@@ -1,4 +1,5 @@
-"""Downloads of ``ss:`` (SuiteSparse) and ``snap:`` (SNAP) graphs into the ``.npz`` cache.
+"""Downloads of ``ss:`` (SuiteSparse), ``snap:`` (SNAP) and ``dimacs:`` (the DIMACS coloring
+instances) graphs into the ``.npz`` cache.
 
 :func:`load_remote` is what :func:`gcbench.graphs.sources.load_graph` calls for those specs: a
 cached graph is returned without any network request; otherwise the file is downloaded by gcbench's

@@ -2,7 +2,9 @@
 
 SuiteSparse names are checked against the catalogue before anything is downloaded, so a typo
 is an error naming the closest entries rather than a bare HTTP 404. When no catalogue can be
-had (a mirror without ``files/ssstats.csv``, say) the download itself decides. Once a host
+had (a mirror without ``files/ssstats.csv``, say) the download itself decides. DIMACS names
+are checked against gcbench's own catalogue of the instance page when the spec is resolved
+(:mod:`gcbench.graphs.fetch.dimacs_instances`), also before any request. Once a host
 cannot be reached at all, the batch's other graphs on that host fail with the same cause
 without asking it again (no network: one wait, not one per graph).
 """

@@ -43,6 +43,14 @@ def require(path: Path, expected: str, url: str) -> None:
         raise _wrong_type(url, found, expected)
 
 
+def require_plain(path: Path, url: str) -> None:
+    """Refuse an HTML page where a plain (uncompressed, unarchived) graph file is expected; the
+    reader judges the rest."""
+    found = sniff(path)
+    if found == "html":
+        raise _wrong_type(url, found, "graph")
+
+
 def _wrong_type(url: str, found: str, expected: str) -> FetchError:
     what = "an HTML page" if found == "html" else "data that is not " + expected
     return FetchError(

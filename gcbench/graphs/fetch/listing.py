@@ -49,8 +49,8 @@ def cached_graphs(data_dir: Path | None = None) -> list[CachedGraph]:
 
 
 def is_cached(spec: str, data_dir: Path | None = None) -> bool:
-    """Whether the ``ss:``/``snap:`` graph ``spec`` is in the cache, current, so that an
-    offline run can load it (its headers are read, not its arrays)."""
+    """Whether the remote graph ``spec`` (``ss:``/``snap:``/``dimacs:``) is in the cache,
+    current, so that an offline run can load it (its headers are read, not its arrays)."""
     path = resolve(spec, Path(data_dir) if data_dir is not None else default_data_dir()).cache
     entry = describe(path) if path.is_file() else None
     return entry is not None and not entry.stale and entry.spec == spec

@@ -1,4 +1,4 @@
-"""``load_remote``: one ``ss:``/``snap:`` graph from the cache, or downloaded into it."""
+"""``load_remote``: one ``ss:``/``snap:``/``dimacs:`` graph from the cache, or downloaded."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ def load_remote(
     refresh: bool = False,
     progress: bool | None = None,
 ) -> Graph:
-    """The graph of an ``ss:GROUP/NAME`` or ``snap:NAME`` spec, from the cache or downloaded.
+    """The graph of an ``ss:GROUP/NAME``, ``snap:NAME`` or ``dimacs:NAME`` spec, from the cache
+    or downloaded.
 
     ``refresh`` downloads again even when cached (the old cache file stays until the new one
     is complete). ``offline`` never touches the network: an uncached spec is a
@@ -79,7 +80,10 @@ def _download(remote: Remote, data_dir: Path, progress: bool | None) -> Graph:
                 remote.url, Path(work) / remote.download_name, progress=progress
             )
             if remote.member is None:
-                extract.require(download, "gzip", remote.url)
+                if remote.compression is None:
+                    extract.require_plain(download, remote.url)
+                else:
+                    extract.require(download, remote.compression, remote.url)
                 path = download
             else:
                 path = extract.extract_member(download, remote.member, Path(work), url=remote.url)

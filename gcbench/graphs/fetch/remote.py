@@ -1,10 +1,13 @@
-"""Where an ``ss:`` or ``snap:`` spec is downloaded from and cached (docs/architecture.md,
-"Downloads").
+"""Where an ``ss:``, ``snap:`` or ``dimacs:`` spec is downloaded from and cached
+(docs/architecture.md, "Downloads").
 
 SuiteSparse: ``<base>/MM/<GROUP>/<NAME>.tar.gz`` holding ``<NAME>/<NAME>.mtx``; base from
 ``GCBENCH_SUITESPARSE_URL``. SNAP: ``<base>/<NAME>.txt.gz``; base from ``GCBENCH_SNAP_URL``,
-except the graphs in :data:`SNAP_FILES`, which SNAP publishes under other paths. Cached as
-``<data>/ss/<GROUP>/<NAME>.npz`` and ``<data>/snap/<NAME>.npz``.
+except the graphs in :data:`SNAP_FILES`, which SNAP publishes under other paths. DIMACS
+coloring instances: ``<base>/<file>``, the file its catalogue entry names (a plain ``.col`` or
+binary ``.col.b``, :mod:`gcbench.graphs.fetch.dimacs_instances`); base from
+``GCBENCH_DIMACS_URL``. Cached as ``<data>/ss/<GROUP>/<NAME>.npz``, ``<data>/snap/<NAME>.npz``
+and ``<data>/dimacs/<NAME>.npz``.
 """
 
 from __future__ import annotations
@@ -15,9 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gcbench.errors import SpecError
+from gcbench.graphs.fetch.dimacs_instances import instance
 
 SUITESPARSE_URL = "https://sparse.tamu.edu"
 SNAP_URL = "https://snap.stanford.edu/data"
+DIMACS_URL = "https://mat.tepper.cmu.edu/COLOR/instances"
+
+# Spec prefix → (collection, environment variable of its base URL, default base URL).
+COLLECTIONS: dict[str, tuple[str, str, str]] = {
+    "ss": ("SuiteSparse", "GCBENCH_SUITESPARSE_URL", SUITESPARSE_URL),
+    "snap": ("SNAP", "GCBENCH_SNAP_URL", SNAP_URL),
+    "dimacs": ("DIMACS", "GCBENCH_DIMACS_URL", DIMACS_URL),
+}
 
 
 @dataclass(frozen=True)
@@ -58,24 +70,24 @@ class Remote:
     cache: Path
     download_name: str
     member: str | None
-    """The file to read inside an archive; None when the download itself is the edge list."""
+    """The file to read inside an archive; None when the download itself is the graph file."""
+    compression: str | None = "gzip"
+    """What a download read as it is must be (``"gzip"``), None for a plain file."""
 
     @property
     def collection(self) -> str:
-        return "SuiteSparse" if self.spec.startswith("ss:") else "SNAP"
+        return COLLECTIONS[self.spec.partition(":")[0]][0]
 
 
 def base_url(collection: str) -> str:
-    """The base URL of ``"ss"`` or ``"snap"`` from the environment, without a trailing slash."""
-    if collection == "ss":
-        value = os.environ.get("GCBENCH_SUITESPARSE_URL") or SUITESPARSE_URL
-    else:
-        value = os.environ.get("GCBENCH_SNAP_URL") or SNAP_URL
-    return value.rstrip("/")
+    """The base URL of ``"ss"``, ``"snap"`` or ``"dimacs"`` from the environment, without a
+    trailing slash."""
+    _, variable, default = COLLECTIONS[collection]
+    return (os.environ.get(variable) or default).rstrip("/")
 
 
 def is_remote(spec: str) -> bool:
-    return spec.startswith(("ss:", "snap:"))
+    return spec.startswith(tuple(f"{prefix}:" for prefix in COLLECTIONS))
 
 
 def split_ss(spec: str) -> tuple[str, str]:
@@ -90,7 +102,8 @@ def split_ss(spec: str) -> tuple[str, str]:
 
 
 def resolve(spec: str, data_dir: Path) -> Remote:
-    """The download and cache locations of an ``ss:`` or ``snap:`` spec."""
+    """The download and cache locations of an ``ss:``, ``snap:`` or ``dimacs:`` spec; a
+    ``dimacs:`` name must be in the catalogue (a SpecError naming the closest otherwise)."""
     if spec.startswith("ss:"):
         group, name = split_ss(spec)
         return Remote(
@@ -115,4 +128,14 @@ def resolve(spec: str, data_dir: Path) -> Remote:
             download_name,
             file.member,
         )
-    raise SpecError(f"{spec!r} is not an ss: or snap: spec; only those are downloaded")
+    if spec.startswith("dimacs:"):
+        entry = instance(spec.removeprefix("dimacs:"))
+        return Remote(
+            spec,
+            f"{base_url('dimacs')}/{entry.file}",
+            Path(data_dir) / "dimacs" / f"{entry.name}.npz",
+            entry.file,
+            member=None,
+            compression=None,
+        )
+    raise SpecError(f"{spec!r} is not an ss:, snap: or dimacs: spec; only those are downloaded")

@@ -11,6 +11,7 @@ from pathlib import Path
 from gcbench import memory
 from gcbench.errors import InputError
 from gcbench.graphs.formats.dimacs import read_dimacs, write_dimacs
+from gcbench.graphs.formats.dimacs_binary import read_dimacs_binary, write_dimacs_binary
 from gcbench.graphs.formats.edgelist import read_csv_edgelist, read_edgelist, write_edgelist
 from gcbench.graphs.formats.mtx import read_mtx, write_mtx
 from gcbench.graphs.formats.npz import FORMAT_VERSION, load_cache, read_cache, save_cache
@@ -23,6 +24,7 @@ __all__ = [
     "read_graph",
     "save_cache",
     "write_dimacs",
+    "write_dimacs_binary",
     "write_edgelist",
     "write_mtx",
 ]
@@ -44,6 +46,8 @@ _TEXT_READERS: dict[str, Callable[..., Graph]] = {
 _READERS: dict[str, Callable[..., Graph]] = {
     **_TEXT_READERS,
     **{suffix + ".gz": reader for suffix, reader in _TEXT_READERS.items()},
+    ".col.b": read_dimacs_binary,
+    ".col.b.gz": read_dimacs_binary,
     ".npz": _read_npz,
 }
 SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(_READERS)
@@ -53,7 +57,8 @@ def read_graph(path: Path | str, *, name: str | None = None) -> Graph:
     """Read the graph file at ``path``; ``name`` defaults to the file name without its suffix.
 
     The extension picks the reader (case-insensitive): Matrix Market, SNAP/plain edge list,
-    DIMACS ``.col`` (each optionally gzipped), or a gcbench ``.npz`` cache.
+    DIMACS ``.col`` and binary ``.col.b`` (each optionally gzipped), or a gcbench ``.npz``
+    cache.
     """
     path = Path(path)
     check_path(path)

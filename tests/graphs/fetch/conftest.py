@@ -110,7 +110,8 @@ class _Quiet(ThreadingHTTPServer):
 
 @pytest.fixture
 def server(tmp_path, monkeypatch):
-    """A running server; GCBENCH_SUITESPARSE_URL and GCBENCH_SNAP_URL point at it."""
+    """A running server; GCBENCH_SUITESPARSE_URL, GCBENCH_SNAP_URL (``/snap``) and
+    GCBENCH_DIMACS_URL (``/dimacs``) point at it."""
     state = Server(root=tmp_path / "www")
     state.root.mkdir()
     httpd = _Quiet(("127.0.0.1", 0), _handler(state))
@@ -119,6 +120,7 @@ def server(tmp_path, monkeypatch):
     thread.start()
     monkeypatch.setenv("GCBENCH_SUITESPARSE_URL", state.url)
     monkeypatch.setenv("GCBENCH_SNAP_URL", state.url + "/snap")
+    monkeypatch.setenv("GCBENCH_DIMACS_URL", state.url + "/dimacs")
     try:
         yield state
     finally:

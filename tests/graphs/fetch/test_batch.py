@@ -69,7 +69,7 @@ def test_fetch_all_reports_each_spec_and_carries_on(collection, server, make, da
     assert status["snap:absent"][0] == "failed" and "HTTP 404" in status["snap:absent"][1]
     assert (
         status["gen:cycle?n=5"][0] == "failed"
-        and "not an ss: or snap: spec" in status["gen:cycle?n=5"][1]
+        and "not an ss:, snap: or dimacs: spec" in status["gen:cycle?n=5"][1]
     )
     tiny = results[0]
     expected_m = make.expected_csr(collection)[1].size // 2

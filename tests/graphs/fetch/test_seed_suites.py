@@ -1,5 +1,6 @@
-"""The seed suites in configs/: their graphs resolve to real download locations, their stand-ins
-and gen: graphs are valid specs, and they name the algorithms the papers compare."""
+"""The seed suites and classic-coloring in configs/: their graphs resolve to real download
+locations, their stand-ins and gen: graphs are valid specs, and they name registered
+algorithms (the papers' for the seed suites)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import pytest
 
 from gcbench import algorithms
 from gcbench.bench import runner
-from gcbench.bench.suite import load_suite, remote_specs
+from gcbench.bench.suite import WILDCARD, load_suite, remote_specs
+from gcbench.graphs import generators
 from gcbench.graphs.fetch import is_remote, resolve
-from gcbench.graphs.sources import canonical_spec
+from gcbench.graphs.fetch.dimacs_instances import INSTANCES
+from gcbench.graphs.sources import canonical_spec, parse_spec
 
-SUITES = {"seed-deveci": 7, "seed-borione": 28, "seed-ecl": 17}
+SUITES = {"seed-deveci": 7, "seed-borione": 28, "seed-ecl": 17, "classic-coloring": 68}
 
 
 @pytest.mark.parametrize("name", SUITES)
@@ -33,7 +36,7 @@ def test_graphs_resolve_and_standins_are_valid(name, tmp_path):
 
 @pytest.mark.parametrize("name", SUITES)
 def test_algorithms_are_registered(name):
-    named = {a.name for a in load_suite(name).algorithms}
+    named = {a.name for a in load_suite(name).algorithms} - {WILDCARD}
     known = {s.name for s in algorithms.all_specs()}
     assert named <= known, f"unknown algorithms {sorted(named - known)}"
 
@@ -47,6 +50,22 @@ def test_synthetic_inputs_use_the_generated_families():
     assert rgg == {
         f"ss:DIMACS10/rgg_n_2_{k}_s0": f"gen:rgg?scale={k}&seed=0" for k in range(15, 25)
     }
+
+
+def test_classic_coloring_is_every_instance_with_a_published_chi_and_dsjc():
+    suite = load_suite("classic-coloring")
+    wanted = [i.spec for i in INSTANCES.values() if i.chi is not None or i.name.startswith("DSJC")]
+    assert sorted(g.spec for g in suite.graphs) == sorted(wanted)
+    assert [(a.name, a.backend) for a in suite.algorithms] == [("*", None)]
+    for entry in suite.graphs:
+        if entry.standin is None:
+            continue
+        instance = INSTANCES[entry.spec.removeprefix("dimacs:")]
+        standin = parse_spec(entry.standin)
+        graph = generators.get_family(standin.name).generate(standin.params)
+        assert graph.n == instance.n, entry.spec
+        if standin.name != "er":  # queens and Mycielski graphs are the instances themselves
+            assert instance.m in (graph.m, 2 * graph.m), entry.spec
 
 
 @pytest.mark.parametrize("name", SUITES)
@@ -78,4 +97,9 @@ def test_offline_runs_expand_with_no_missing_standin(name, backend, data_dir):
     if skipped:
         assert all(f"{e.spec} ({e.no_standin})" in offline[-1] for e in skipped)
     assert "no stand-in given" not in " ".join(plan.notes)
-    assert {c.backend for c in plan.cases} == ({"cpu"} if backend == "cpu" else {"cpu", "gpu"})
+    # A GPU run also runs the CPU algorithms a suite names (the seed suites' greedy reference);
+    # "*" means the run's device only.
+    named = {
+        algorithms.get(a.name, backend).backend for a in suite.algorithms if a.name != WILDCARD
+    }
+    assert {c.backend for c in plan.cases} == {backend} | (named & {"cpu"})

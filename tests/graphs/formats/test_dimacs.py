@@ -38,12 +38,19 @@ def test_edges_listed_both_ways_count_as_lines(write_file):
     assert g.normalisation.duplicates == 0
 
 
+def test_a_p_line_counting_each_edge_twice_is_accepted(write_file):
+    """As in several published DIMACS coloring instances; a self loop (homer) is dropped."""
+    g = read_graph(write_file("q.col", "p edge 3 6\ne 1 2\ne 2 3\ne 3 3\n"))
+    assert (g.n, g.m, g.normalisation.self_loops) == (3, 2, 1)
+
+
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
         ("c x\ne 1 2\np edge 2 1\n", "line 2: an e line comes before"),
         ("p edge 3 3\ne 1 2\ne 2 3\n", "declares 3 edges but the file has 2"),
         ("p edge 3 1\ne 1 2\ne 2 3\n", "declares 1 edges but the file has 2"),
+        ("p edge 3 5\ne 1 2\ne 2 3\n", "declares 5 edges but the file has 2 e lines"),
         ("p edge 3 2\ne 1 2\ne 0 3\n", "edge 2 (e 0 3) names a vertex outside 1..3"),
         ("p edge 3 2\ne 1 2\ne 2 4\n", "edge 2 (e 2 4) names a vertex outside 1..3"),
         ("", "no 'p edge N M' line"),

@@ -17,7 +17,7 @@ def test_unknown_extension_lists_supported(write_file, input_error):
     path = write_file("g.graph", "0 1\n")
     with input_error(path, "unsupported extension") as info:
         read_graph(path)
-    for suffix in (".mtx", ".mtx.gz", ".txt.gz", ".col", ".npz"):
+    for suffix in (".mtx", ".mtx.gz", ".txt.gz", ".col", ".col.b", ".npz"):
         assert suffix in str(info.value)
 
 
@@ -29,7 +29,7 @@ def test_directory_is_refused(tmp_path, input_error):
 
 
 def test_supported_suffixes():
-    expected = {".mtx", ".txt", ".el", ".tsv", ".edges", ".csv", ".col"}
+    expected = {".mtx", ".txt", ".el", ".tsv", ".edges", ".csv", ".col", ".col.b"}
     assert set(SUPPORTED_SUFFIXES) == expected | {s + ".gz" for s in expected} | {".npz"}
 
 
