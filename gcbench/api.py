@@ -18,7 +18,7 @@ from gcbench.algorithms.sampling import Sampling
 from gcbench.algorithms.validation import Validation
 from gcbench.errors import GcbenchError, GpuUnavailableError, SpecError
 from gcbench.graphs.graph import Graph, Normalisation
-from gcbench.graphs.sources import load_graph
+from gcbench.graphs.sources import known_chi, load_graph
 
 __all__ = ["ColorResult", "GraphStats", "LevelReport", "color", "info", "levels", "load_graph"]
 
@@ -27,7 +27,9 @@ __all__ = ["ColorResult", "GraphStats", "LevelReport", "color", "info", "levels"
 class GraphStats:
     """What ``gcbench info`` prints: the graph's name and source, its size, its degree
     statistics (``isolated``: vertices of degree 0) and what normalisation changed in the
-    input (self loops and duplicates dropped, reverse entries added)."""
+    input (self loops and duplicates dropped, reverse entries added); ``chi_lower`` (a clique
+    found), ``degeneracy`` and the ``chi_known`` of a source that publishes χ (else None)
+    bound the colors a coloring needs (docs/graphs.md, "Bounds")."""
 
     name: str
     source: str
@@ -38,14 +40,18 @@ class GraphStats:
     min_degree: int
     isolated: int
     normalisation: Normalisation
+    chi_lower: int
+    degeneracy: int
+    chi_known: int | None
 
 
 def info(graph: Graph | str) -> GraphStats:
-    """The statistics of ``graph`` (a Graph, or a spec string to load first)."""
+    """The statistics of ``graph`` (a Graph, or a spec string to load first), with its
+    bounds (:mod:`gcbench.graphs.bounds`) and the χ its source publishes, if any."""
     g = load_graph(graph) if isinstance(graph, str) else graph
     return GraphStats(
         g.name, g.source, g.n, g.m, g.max_degree, g.avg_degree, g.min_degree, g.isolated,
-        g.normalisation,
+        g.normalisation, g.bounds.clique, g.bounds.degeneracy, known_chi(g.name),
     )  # fmt: skip
 
 

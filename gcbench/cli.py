@@ -215,24 +215,33 @@ def _one_configuration(
 @main.command()
 @click.argument("spec")
 def info(spec: str) -> None:
-    """Graph statistics for SPEC (a path, gen:, ss: or snap: spec)."""
+    """Graph statistics for SPEC (a path, gen:, ss:, snap: or dimacs: spec): size, degrees,
+    what normalising changed, a lower bound on χ (a clique found), the degeneracy, and the χ
+    its source publishes, if any."""
     import gcbench
 
     stats = gcbench.info(spec)
     norm = stats.normalisation
-    click.echo(f"graph        {stats.name}")
-    click.echo(f"source       {stats.source}")
-    click.echo(f"vertices     {stats.n}")
-    click.echo(f"edges        {stats.m}")
-    click.echo(f"max degree   {stats.max_degree}")
-    click.echo(f"avg degree   {stats.avg_degree:.3f}")
-    click.echo(f"min degree   {stats.min_degree}")
-    click.echo(f"isolated     {stats.isolated}")
-    click.echo(
-        f"normalised   dropped {norm.self_loops} self loops, {norm.duplicates} duplicate "
-        f"entries; input {'directed' if norm.directed else 'undirected'}"
-        f" ({norm.asymmetric_added} reverse entries added)"
-    )
+    lines = [
+        ("graph", stats.name),
+        ("source", stats.source),
+        ("vertices", stats.n),
+        ("edges", stats.m),
+        ("max degree", stats.max_degree),
+        ("avg degree", f"{stats.avg_degree:.3f}"),
+        ("min degree", stats.min_degree),
+        ("isolated", stats.isolated),
+        ("normalised", f"dropped {norm.self_loops} self loops, {norm.duplicates} duplicate "
+                       f"entries; input {'directed' if norm.directed else 'undirected'}"
+                       f" ({norm.asymmetric_added} reverse entries added)"),
+        ("chi lower bound", f"{stats.chi_lower} (a clique found: χ ≥ {stats.chi_lower})"),
+        ("degeneracy", f"{stats.degeneracy} (the smallest-last greedy needs at most "
+                       f"{stats.degeneracy + 1 if stats.n else 0} colors)"),
+    ]  # fmt: skip
+    if stats.chi_known is not None:
+        lines.append(("chi known", f"{stats.chi_known} (published by the graph's source)"))
+    for label, value in lines:
+        click.echo(f"{label:<16} {value}")
 
 
 @main.command()
@@ -571,10 +580,10 @@ def list_suites() -> None:
 
 @main.command()
 @click.argument("specs", nargs=-1)
-@click.option("--suite", default=None, help="Fetch every ss:/snap: graph of a suite (file/name).")
+@click.option("--suite", default=None, help="Fetch every remote graph of a suite (file/name).")
 @click.option("--force", is_flag=True, help="Download again even when cached.")
 def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
-    """Download ss:GROUP/NAME and snap:NAME graphs (or a suite's) into the cache.
+    """Download ss:GROUP/NAME, snap:NAME and dimacs:NAME graphs (or a suite's) into the cache.
 
     Failures are reported at the end, one error line per cause with the graphs it hit.
     Exits 1 if any graph could not be fetched, 2 on bad usage.
@@ -583,7 +592,9 @@ def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
     from gcbench.graphs.fetch import failure_lines, fetch_all
 
     if not specs and not suite:
-        raise click.UsageError("give graph specs (ss:GROUP/NAME, snap:NAME) or --suite NAME")
+        raise click.UsageError(
+            "give graph specs (ss:GROUP/NAME, snap:NAME, dimacs:NAME) or --suite NAME"
+        )
     wanted = [*specs, *(remote_specs(suite) if suite else [])]
 
     def report(r) -> None:
@@ -663,8 +674,9 @@ def cache_(specs: tuple[str, ...], clear: bool, older_than: float | None) -> Non
 @main.command(name="report")
 @click.argument("csvs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--baseline", default=None,
-              help="Algorithm (or configuration) speedups are relative to [default: cusparse "
-                   "if present, else the slowest algorithm common to all graphs].")  # fmt: skip
+              help="Algorithm, configuration (ALGO[k=v]) or group label speedups are relative "
+                   "to [default: cusparse for results with GPU rows, greedy[order=ldf] for "
+                   "CPU-only ones; no speedups where it is absent].")  # fmt: skip
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Directory for summary.csv, summary.md and the figures.")  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS),

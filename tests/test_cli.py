@@ -29,7 +29,8 @@ def test_info_reports_statistics_and_normalisation(tmp_path, gcbench):
     result = gcbench("info", str(path))
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "vertices     3" in out and "edges        2" in out and "max degree   2" in out
+    assert "vertices         3" in out and "edges            2" in out
+    assert "max degree       2" in out and "chi lower bound  2" in out
     assert "dropped 1 self loops, 1 duplicate entries; input directed" in out
 
 

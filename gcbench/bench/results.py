@@ -30,7 +30,7 @@ from gcbench.outputs import make_parent, replaced
 if TYPE_CHECKING:
     from gcbench.algorithms.execute import Repetition
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Every coloring's class balance (gcbench/algorithms/validation.py, docs/balance-levels.md).
 BALANCE_COLUMNS: tuple[str, ...] = ("min_class", "max_class", "class_cv")
@@ -48,6 +48,11 @@ LEVEL_COLUMNS: tuple[str, ...] = (
 CONDITION_COLUMNS: tuple[str, ...] = (
     "throttle", "round_trip_us", "load_avg", "cpu_util", "cpu_wait", "flags",
 )  # fmt: skip
+# What the graph allows (schema v4, docs/architecture.md, "The graph"): the size of a clique
+# found by a bounded greedy search (a lower bound on the chromatic number χ), the graph's
+# degeneracy (the degeneracy-order greedy uses at most one more color), and the χ its source
+# publishes (empty when it publishes none).
+BOUND_COLUMNS: tuple[str, ...] = ("chi_lower", "degeneracy", "chi_known")
 # Flags, in the order a row lists them: the GPU slowed itself (throttled), another process
 # took CPU time the case wanted or ran on its GPU (contended), the case's repetitions trend
 # (drift), its interval stayed wider than --noise (noisy).
@@ -70,10 +75,13 @@ COLUMNS: tuple[str, ...] = (
     *LEVEL_COLUMNS,  # --metrics levels; empty without it
     # v3: what each repetition ran under (docs/statistics.md)
     *CONDITION_COLUMNS,
+    # v4: what the graph allows (docs/architecture.md, "The graph")
+    *BOUND_COLUMNS,
     "schema_version",
 )  # fmt: skip
 # The columns of each earlier schema, for the files they wrote (read by report and compare).
-COLUMNS_V2: tuple[str, ...] = tuple(c for c in COLUMNS if c not in CONDITION_COLUMNS)
+COLUMNS_V3: tuple[str, ...] = tuple(c for c in COLUMNS if c not in BOUND_COLUMNS)
+COLUMNS_V2: tuple[str, ...] = tuple(c for c in COLUMNS_V3 if c not in CONDITION_COLUMNS)
 COLUMNS_V1: tuple[str, ...] = COLUMNS[: COLUMNS.index("setup_ms")]
 
 STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "oom", "unsupported")
@@ -458,7 +466,7 @@ def schema_version_of(columns: Iterable[str]) -> int | None:
     """The result schema a header belongs to: its version, 1 for the original
     columns, None for a file gcbench did not write."""
     names = tuple(columns)
-    known = {COLUMNS: SCHEMA_VERSION, COLUMNS_V2: 2, COLUMNS_V1: 1}
+    known = {COLUMNS: SCHEMA_VERSION, COLUMNS_V3: 3, COLUMNS_V2: 2, COLUMNS_V1: 1}
     return known.get(names)
 
 
@@ -470,7 +478,9 @@ def schema_mismatch(columns: Iterable[str]) -> str:
             f"its columns are not gcbench's result schema v{SCHEMA_VERSION}; resume only "
             "files written by gcbench run"
         )
-    added = f"the conditions of each repetition ({', '.join(CONDITION_COLUMNS)})"
+    added = f"the graph's bounds ({', '.join(BOUND_COLUMNS)})"
+    if version <= 2:
+        added = f"the conditions of each repetition ({', '.join(CONDITION_COLUMNS)}), then {added}"
     if version == 1:
         added = (
             "setup_ms, count_setup, compute_capability, sm_clock_mhz, command, gpu_index, "

@@ -560,6 +560,7 @@ class _Session:
         }
         stats = {} if info is None else {
             "n": info.n, "m": info.m, "max_degree": info.max_degree, "avg_degree": info.avg_degree,
+            "chi_lower": info.chi_lower, "degeneracy": info.degeneracy, "chi_known": info.chi_known,
         }  # fmt: skip
         row = {"device": case.backend, **self.env.columns(), **identity, **stats, **fields}
         row["backend"] = case.backend

@@ -83,6 +83,9 @@ class GraphInfo:
     max_degree: int
     avg_degree: float
     note: str | None
+    chi_lower: int | None = None
+    degeneracy: int | None = None
+    chi_known: int | None = None
 
 
 def one_line(text: str) -> str:
@@ -214,9 +217,22 @@ class _Worker:
         except Exception as exc:
             self.conn.send(("load_failed", *classify(exc)))
             return
+        from gcbench.graphs.sources import known_chi
+
         self.meters.clear()
         g = self.graph
-        info = GraphInfo(standin, g.n, g.m, g.max_degree, g.avg_degree, note)
+        try:
+            if "bounds" not in g.__dict__:  # a file read as it is: no cache holds them
+                self.phase(f"bounding {g.name}")
+            bounds = g.bounds
+        except Exception as exc:  # the bounds are facts beside the rows, not a case
+            self.conn.send(("load_failed", *classify(exc)))
+            return
+        spec = job.standin if standin else job.spec
+        info = GraphInfo(
+            standin, g.n, g.m, g.max_degree, g.avg_degree, note,
+            bounds.clique, bounds.degeneracy, known_chi(spec),
+        )  # fmt: skip
         self.conn.send(("loaded", info))
 
     def _cached(self, store: dict[str, Any], key: str, build: Any) -> Any:

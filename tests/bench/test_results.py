@@ -13,6 +13,7 @@ from gcbench.bench.results import (
     COLUMNS,
     COLUMNS_V1,
     COLUMNS_V2,
+    COLUMNS_V3,
     TRACE_COLUMNS,
     Flagged,
     ResultsFile,
@@ -46,14 +47,18 @@ V2_COLUMNS = (
 )  # fmt: skip
 # Added by schema v3 (docs/statistics.md): what each repetition ran under.
 V3_COLUMNS = ("throttle", "round_trip_us", "load_avg", "cpu_util", "cpu_wait", "flags")
+# Added by schema v4 (docs/architecture.md, "The graph"): what the graph allows.
+V4_COLUMNS = ("chi_lower", "degeneracy", "chi_known")
 
 
 def test_columns_are_the_design_schema_in_order():
     design = tuple(c.strip() for c in V1_COLUMNS.replace("\n", " ").split(","))
-    assert design + V2_COLUMNS + V3_COLUMNS + ("schema_version",) == COLUMNS
+    assert design + V2_COLUMNS + V3_COLUMNS + V4_COLUMNS + ("schema_version",) == COLUMNS
+    assert design + V2_COLUMNS + V3_COLUMNS + ("schema_version",) == COLUMNS_V3
     assert design + V2_COLUMNS + ("schema_version",) == COLUMNS_V2
     assert design == COLUMNS_V1
-    assert [schema_version_of(c) for c in (COLUMNS, COLUMNS_V2, COLUMNS_V1)] == [3, 2, 1]
+    versions = [schema_version_of(c) for c in (COLUMNS, COLUMNS_V3, COLUMNS_V2, COLUMNS_V1)]
+    assert versions == [4, 3, 2, 1]
     assert schema_version_of(COLUMNS[:-2]) is None
     assert TRACE_COLUMNS[:7] == (
         "run_id",
