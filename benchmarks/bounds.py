@@ -62,7 +62,9 @@ def main() -> None:
     from gcbench.graphs.sources import load_graph
 
     from_edges(5, np.array([0, 1, 2, 3]), np.array([1, 2, 3, 4])).bounds  # noqa: B018 compile
-    print(f"threads {os.cpu_count()}, numba {bounds.numba.__version__}")
+    import numba
+
+    print(f"threads {os.cpu_count()}, numba {numba.__version__}")
     for spec in args.specs:
         t0 = time.perf_counter()
         graph = load_graph(spec)
@@ -78,7 +80,8 @@ def main() -> None:
             f"{spec}: n {graph.n:,} entries {graph.nnz:,} (loaded in {loaded_s:.1f} s) "
             f"clique {found.clique} degeneracy {found.degeneracy}: "
             f"median {statistics.median(times):.2f} s (min {min(times):.2f}, max "
-            f"{max(times):.2f}, {len(times)} runs), extra memory {extra / 2**20:.0f} MiB"
+            f"{max(times):.2f}, {len(times)} runs), extra memory {extra / 2**20:.0f} MiB, "
+            f"load average {os.getloadavg()[0]:.2f} after"
         )
 
 

@@ -28,8 +28,9 @@ class GraphStats:
     """What ``gcbench info`` prints: the graph's name and source, its size, its degree
     statistics (``isolated``: vertices of degree 0) and what normalisation changed in the
     input (self loops and duplicates dropped, reverse entries added); ``chi_lower`` (a clique
-    found), ``degeneracy`` and the ``chi_known`` of a source that publishes χ (else None)
-    bound the colors a coloring needs (docs/graphs.md, "Bounds")."""
+    found), ``degeneracy`` and the ``chi_known`` of a source that publishes χ (else None;
+    always None for a Graph given as it is) bound the colors a coloring needs (docs/graphs.md,
+    "Bounds")."""
 
     name: str
     source: str
@@ -49,9 +50,10 @@ def info(graph: Graph | str) -> GraphStats:
     """The statistics of ``graph`` (a Graph, or a spec string to load first), with its
     bounds (:mod:`gcbench.graphs.bounds`) and the χ its source publishes, if any."""
     g = load_graph(graph) if isinstance(graph, str) else graph
+    stated = known_chi(g.name) if isinstance(graph, str) else None  # a Graph's name is a label
     return GraphStats(
         g.name, g.source, g.n, g.m, g.max_degree, g.avg_degree, g.min_degree, g.isolated,
-        g.normalisation, g.bounds.clique, g.bounds.degeneracy, known_chi(g.name),
+        g.normalisation, g.bounds.clique, g.bounds.degeneracy, stated,
     )  # fmt: skip
 
 

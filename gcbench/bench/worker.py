@@ -221,17 +221,18 @@ class _Worker:
 
         self.meters.clear()
         g = self.graph
+        spec = job.standin if standin else job.spec
+        clique = degeneracy = None
         try:
             if "bounds" not in g.__dict__:  # a file read as it is: no cache holds them
                 self.phase(f"bounding {g.name}")
-            bounds = g.bounds
-        except Exception as exc:  # the bounds are facts beside the rows, not a case
-            self.conn.send(("load_failed", *classify(exc)))
-            return
-        spec = job.standin if standin else job.spec
+            clique, degeneracy = g.bounds.clique, g.bounds.degeneracy
+        except Exception as exc:  # facts beside the rows, not a case: the rows go without
+            missing = f"{spec}: no bounds on χ ({classify(exc)[1]}); its rows leave them empty"
+            note = missing if note is None else f"{note}; {missing}"
         info = GraphInfo(
             standin, g.n, g.m, g.max_degree, g.avg_degree, note,
-            bounds.clique, bounds.degeneracy, known_chi(spec),
+            clique, degeneracy, known_chi(spec),
         )  # fmt: skip
         self.conn.send(("loaded", info))
 

@@ -39,21 +39,12 @@ class Bounds:
     clique: int
     degeneracy: int
 
-    @property
-    def chi_lower(self) -> int:
-        return self.clique
-
-    @property
-    def greedy_upper(self) -> int:
-        """Colors the smallest-last greedy order needs at most."""
-        return self.degeneracy + 1 if self.clique else 0
-
 
 def peak_bytes(n: int, max_degree: int) -> int:
     """What :func:`compute` allocates beyond the graph: the degrees (int64, kept by the
-    graph), core numbers, order and positions (int32 each), the bucket starts and the
-    candidate buffers (int64 per degree)."""
-    return 20 * n + 24 * (max_degree + 2)
+    graph), core numbers, order and positions (int32 each), the bucket starts twice (int64 per
+    degree) and the search's four buffers (20 bytes per degree)."""
+    return 20 * n + 36 * (max_degree + 2)
 
 
 def compute(graph: Graph) -> Bounds:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from gcbench import memory
-from gcbench.errors import InputError
+from gcbench.errors import InputError, InsufficientMemoryError
 from gcbench.graphs.bounds import Bounds
 from gcbench.graphs.formats._io import check_vertices
 from gcbench.graphs.graph import Graph, Normalisation, from_trusted_csr
@@ -32,11 +32,10 @@ _BOUNDS = ("bounds_clique", "bounds_degeneracy")
 
 def save_cache(graph: Graph, path: Path | str, *, spec: str) -> None:
     """Write ``graph`` and its bounds (computed here when not yet known, so that they are
-    computed once per cached graph) to ``path`` atomically (a temporary file renamed into
-    place)."""
+    computed once per cached graph; left out when the memory for them is lacking) to ``path``
+    atomically (a temporary file renamed into place)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    bounds = graph.bounds
     arrays = {
         "format_version": np.int64(FORMAT_VERSION),
         "indptr": graph.indptr,
@@ -44,9 +43,10 @@ def save_cache(graph: Graph, path: Path | str, *, spec: str) -> None:
         "name": np.str_(graph.name),
         "source": np.str_(graph.source),
         "spec": np.str_(spec),
-        "bounds_clique": np.int64(bounds.clique),
-        "bounds_degeneracy": np.int64(bounds.degeneracy),
     }
+    with contextlib.suppress(InsufficientMemoryError):  # a cache without them is still one
+        arrays["bounds_clique"] = np.int64(graph.bounds.clique)
+        arrays["bounds_degeneracy"] = np.int64(graph.bounds.degeneracy)
     for key, value in zip(_NORMALISATION, dataclasses.astuple(graph.normalisation), strict=True):
         arrays[key] = np.asarray(value)
     # Same directory, so the rename is atomic; opened with "x" (not mkstemp) so the file gets
@@ -74,9 +74,13 @@ def load_cache(path: Path | str, *, spec: str | None) -> Graph | None:
         graph = read_cache(Path(path), spec=spec)
     except InputError:
         return None
+    missing = spec is not None and "bounds" not in graph.__dict__  # written before bounds
+    if missing:
+        with contextlib.suppress(InsufficientMemoryError):
+            graph.bounds  # noqa: B018 (computed here, so that they are added to the file once)
     with contextlib.suppress(OSError):  # a read-only cache is still used
-        if spec is not None and "bounds" not in graph.__dict__:
-            save_cache(graph, path, spec=spec)  # written before bounds existed: add them once
+        if missing and "bounds" in graph.__dict__:
+            save_cache(graph, path, spec=spec)
         os.utime(path)
     return graph
 
