@@ -678,7 +678,7 @@ def cache_(specs: tuple[str, ...], clear: bool, older_than: float | None) -> Non
                    "to [default: cusparse for results with GPU rows, greedy[order=ldf] for "
                    "CPU-only ones; no speedups where it is absent].")  # fmt: skip
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Directory for summary.csv, summary.md and the figures.")  # fmt: skip
+              help="Directory for summary.csv, summary.md, figures and index.html.")  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS),
               default="table", show_default=True, help="How to print the report.")  # fmt: skip
 @click.option("--plot-format", "plot_formats", multiple=True, default=("png",),

@@ -30,10 +30,13 @@ class Report:
     interval, relative colors, throughput).
     ``means``: speedup means per group label across graphs. ``winners``: per graph.
     ``block_sizes``: best/worst block size per graph × configuration swept. ``pareto``: per
-    graph. ``levels``: the ``--metrics levels`` figures per graph × group (empty without
-    them). ``traces``: the sibling trace rows or None. ``timing``: what ``time_ms`` includes
-    (one convention per report). ``where``: the devices, hosts and dates measured on.
-    ``written``: files made under ``out``; ``plot_notes``: why a main figure was left out.
+    graph. ``graphs``: per graph, its figure label, size, bounds and fewest colors against
+    the bound.
+    ``levels``: the ``--metrics levels`` figures per graph × group (empty without them).
+    ``traces``: the sibling trace rows or None. ``timing``: what ``time_ms`` includes (one
+    convention per report). ``where``: the devices, hosts and dates measured on.
+    ``written``: files made under ``out`` (``summary.csv``, ``summary.md``, ``index.html``,
+    the figures); ``plot_notes``: why a main figure was left out.
     """
 
     rows: pd.DataFrame
@@ -42,6 +45,7 @@ class Report:
     winners: pd.DataFrame
     block_sizes: pd.DataFrame
     pareto: pd.DataFrame
+    graphs: pd.DataFrame
     levels: pd.DataFrame
     traces: pd.DataFrame | None
     baseline: str | None
@@ -76,12 +80,13 @@ def report(
     """Aggregate result CSVs (default: the newest in ``results/``) into a :class:`Report`.
 
     ``baseline`` names the algorithm (or configuration, or label) speedups are relative to;
-    by default ``cusparse`` when present, else the slowest algorithm common to all graphs.
-    ``out`` is a directory to receive ``summary.csv``, ``summary.md`` and the figures, in
-    each of ``plot_formats`` (``png``, ``svg``, ``pdf``; each item may be a comma list),
-    PNGs at ``dpi``.
+    by default ``cusparse`` for results with GPU rows and ``greedy[order=ldf]`` for CPU-only
+    ones, and none (no speedups, with a note) where the default is not in the results.
+    ``out`` is a directory to receive ``summary.csv``, ``summary.md``, the figures, in each
+    of ``plot_formats`` (``png``, ``svg``, ``pdf``; each item may be a comma list), PNGs at
+    ``dpi``, and ``index.html``, every table and figure on one page.
     """
-    from gcbench.report import aggregate, load, plots, tables
+    from gcbench.report import aggregate, html_page, load, plots, tables
 
     if format not in FORMATS:
         raise InputError(f"unknown report format {format!r}; use one of {'|'.join(FORMATS)}")
@@ -95,7 +100,9 @@ def report(
     notes.append(why)
     notes += aggregate.add_comparisons(summary, chosen)
     notes += aggregate.flag_notes(summary)
+    notes += aggregate.bound_notes(summary)
     traces = load.read_traces(paths, notes)
+    graphs = summary["graph"].unique()  # the figures' short labels name them
     rep = Report(
         rows=rows,
         summary=summary,
@@ -103,6 +110,7 @@ def report(
         winners=aggregate.winners(summary),
         block_sizes=aggregate.best_block_sizes(summary),
         pareto=aggregate.pareto(summary),
+        graphs=aggregate.graphs_table(summary, plots.graph_labels(list(graphs))),
         levels=aggregate.levels_table(summary),
         traces=traces,
         baseline=chosen,
@@ -125,12 +133,15 @@ def report(
     style = plots.Style(colours, rep.where, rep.timing, formats, dpi)
     images, missing = plots.write_plots(summary, best, rep.traces, chosen, directory, style)
     rep = replace(rep, plot_notes=tuple(missing))
-    md = directory / "summary.md"
-    for path, text in ((directory / "summary.csv", tables.summary_csv(summary)),
-                       (md, tables.markdown(rep, [p.name for p in images]))):  # fmt: skip
+    md, page = directory / "summary.md", directory / "index.html"
+    names = [p.name for p in images]
+    texts = {directory / "summary.csv": tables.summary_csv(summary),
+             md: tables.markdown(rep, names),
+             page: html_page.page(rep, names, directory, dpi)}  # fmt: skip
+    for path, text in texts.items():
         with replaced(path) as partial:
-            partial.write_text(text)
-    return replace(rep, written=(directory / "summary.csv", md, *images))
+            partial.write_text(text, encoding="utf-8")
+    return replace(rep, written=(directory / "summary.csv", md, page, *images))
 
 
 __all__ = ["DPI", "FORMATS", "Report", "report"]

@@ -13,14 +13,28 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from gcbench.bench.results import BALANCE_COLUMNS, FLAG_CAUSES, FLAGS, LEVEL_COLUMNS, STATUSES
-from gcbench.errors import InputError
-from gcbench.grammar import requested_params
+from gcbench.bench.results import (
+    BALANCE_COLUMNS,
+    BOUND_COLUMNS,
+    FLAG_CAUSES,
+    FLAGS,
+    LEVEL_COLUMNS,
+    STATUSES,
+)
+from gcbench.errors import InputError, SpecError
+from gcbench.grammar import parse_param_string, requested_params
+from gcbench.report.defaults import CLIQUE, KNOWN
 from gcbench.stats import median_ci, ratio_ci
 
 KEYS = ["graph", "algorithm", "params", "block_size"]
 FAILURES = [s for s in STATUSES if s != "ok"]
-DEFAULT_BASELINE = "cusparse"
+# The speedup baseline by default (docs/report.md, "Speedups and the baseline"): cuSPARSE's
+# csrcolor where GPU rows are in the results, the largest-degree-first greedy on CPU-only ones.
+GPU_BASELINE = "cusparse"
+CPU_BASELINE = "greedy[order=ldf]"
+# Per graph: its size and what it allows, with the fewest colors any group used on it.
+GRAPH_COLUMNS = ["graph", "label", "n", "m", *BOUND_COLUMNS, "bound", "bound_kind",
+                 "fewest_colors", "fewest_gap", "at_bound", "configs"]  # fmt: skip
 MEANS_COLUMNS = ["label", "graphs", "speedup_geomean", "speedup_hmean", "speedup_min",
                  "speedup_max", "colors_rel_geomean"]  # fmt: skip
 BLOCK_COLUMNS = ["graph", "config", "block_sizes", "best_block_size", "best_time_ms",
@@ -83,6 +97,11 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     ``time_q1_ms``/``time_q3_ms`` and ``time_iqr_ms`` describe the spread of ``time_ms``, and
     ``ok_times_ms`` holds the ok times themselves (sorted; for intervals of speedups).
     ``flags`` is the union of the rows' flags ("" when clean or before schema v3).
+    What the graph allows (:func:`graph_bounds`: ``chi_lower``, ``degeneracy``,
+    ``chi_known``, ``bound``, ``bound_kind``) is repeated on each of its groups;
+    ``colors_gap`` is the median colors minus ``bound`` (NaN where either is missing) and
+    ``reaches_bound`` whether they are equal: a coloring with as few colors as a lower bound
+    on χ is provably optimal (False where there is no bound or no valid coloring).
     Throughput is n (resp. the CSV's m, undirected edges) per second of median ``time_ms``,
     in millions. The balance and level columns are medians too (NaN where the rows have
     none); ``trsv_speedup`` is the natural order's solve time over the color order's.
@@ -127,6 +146,9 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     out["time_iqr_ms"] = out["time_q3_ms"] - out["time_q1_ms"]
     out["note"] = _failure_note(out)
     out = in_graph_order(out.reset_index(), rows["graph"].unique())
+    out = out.join(graph_bounds(rows), on="graph")
+    out["colors_gap"] = out["colors"] - out["bound"]
+    out["reaches_bound"] = out["colors_gap"].eq(0)
     out["block_size"] = out["block_size"].astype("Int64").replace(0, pd.NA)
     requested = out["params"].map(requested_params)  # auto: one configuration, any choice
     out["config"] = config_label(out["algorithm"], requested)
@@ -136,6 +158,99 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     out["mverts_per_s"] = out["n"] / seconds / 1e6
     out["medges_per_s"] = out["m"] / seconds / 1e6
     return out
+
+
+def graph_bounds(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per graph (the index): ``chi_lower`` (a clique found in it), ``degeneracy``,
+    ``chi_known`` (the χ its source publishes), each the largest over its rows of any status
+    (NaN where no row has it: files before schema v4), ``bound`` (``chi_known`` where known,
+    else ``chi_lower``; the clique where it is larger than the published χ, which
+    :func:`bound_notes` reports) and ``bound_kind`` (:data:`KNOWN`, :data:`CLIQUE` or "")."""
+    per_graph = rows.groupby("graph", sort=False)[list(BOUND_COLUMNS)].max()
+    known = per_graph["chi_known"].notna() & ~(per_graph["chi_lower"] > per_graph["chi_known"])
+    per_graph["bound"] = per_graph["chi_known"].where(known, per_graph["chi_lower"])
+    per_graph["bound_kind"] = np.where(
+        known, KNOWN, np.where(per_graph["chi_lower"].notna(), CLIQUE, "")
+    )
+    return per_graph
+
+
+def graphs_table(summary: pd.DataFrame, labels: dict[str, str] | None = None) -> pd.DataFrame:
+    """One row per graph, in the summary's order: the short ``label`` the figures give it
+    (from ``labels``, one line; the graph itself where none is given), its size, bounds
+    (:func:`graph_bounds`), the fewest median colors of any group on it and that minus the
+    bound (``fewest_gap``), the configurations with a group at the bound (``at_bound``, a
+    tuple, fastest first) and how many configurations have a valid coloring there
+    (``configs``)."""
+    first = summary.groupby("graph", sort=False).first()
+    valid = summary.dropna(subset=["colors"])
+    at = valid[valid["reaches_bound"]].sort_values(["time_ms", "config"])
+    out = first[["n", "m", *BOUND_COLUMNS, "bound", "bound_kind"]].copy()
+    out["fewest_colors"] = valid.groupby("graph")["colors"].min()
+    out["fewest_gap"] = out["fewest_colors"] - out["bound"]
+    names = at.drop_duplicates(["graph", "config"]).groupby("graph")["config"].agg(tuple)
+    out["at_bound"] = [names.get(graph, ()) for graph in out.index]
+    out["configs"] = valid.groupby("graph")["config"].nunique()
+    out["configs"] = out["configs"].fillna(0).astype(int)
+    out["label"] = [" ".join((labels or {}).get(g, g).split("\n")) for g in out.index]
+    return out.rename_axis("graph").reset_index()[GRAPH_COLUMNS]
+
+
+BOUND_TABLE = ["config", "graphs", "at_bound", "gap_median", "gap_max"]
+
+
+def config_gaps(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration, at its fastest block size on each graph (as in the figures): on
+    how many graphs with a bound it has a valid coloring (``graphs``), on how many of them it
+    reaches the bound (``at_bound``), and the median and largest colors over the bound;
+    most graphs at the bound first (ties: smaller median gap, then name). Empty where no
+    graph has a bound."""
+    best = best_block_per_config(summary).dropna(subset=["colors_gap"])
+    if best.empty:
+        return pd.DataFrame(columns=BOUND_TABLE)
+    grouped = best.groupby("config")
+    out = pd.DataFrame(
+        {
+            "graphs": grouped.size(),
+            "at_bound": grouped["reaches_bound"].sum().astype(int),
+            "gap_median": grouped["colors_gap"].median(),
+            "gap_max": grouped["colors_gap"].max(),
+        }
+    ).rename_axis("config")
+    out = out.reset_index().sort_values(
+        ["at_bound", "gap_median", "config"], ascending=[False, True, True]
+    )
+    return out[BOUND_TABLE].reset_index(drop=True)
+
+
+def bound_notes(summary: pd.DataFrame) -> list[str]:
+    """Notes on the bounds: none known for any graph (results before schema v4), a clique
+    larger than the χ the graph's source publishes (the published value does not hold for
+    this graph: the clique is the bound), or a group that used fewer colors than its
+    graph's bound (the bound or the coloring is wrong: a valid coloring never uses fewer
+    colors than a clique's size or χ)."""
+    if summary["bound"].isna().all():
+        return [
+            "no graph has a known bound on its colors (chi_lower, chi_known: recorded since"
+            " result schema v4), so colors are not compared with one"
+        ]
+    firsts = summary.groupby("graph", sort=False)[["chi_lower", "chi_known"]].first()
+    notes = [
+        f"{graph}: a clique of {row.chi_lower:g} was found but its source publishes χ ="
+        f" {row.chi_known:g}; the published value does not hold for this graph, so the clique"
+        " is its bound"
+        for graph, row in firsts[firsts["chi_lower"] > firsts["chi_known"]].iterrows()
+    ]
+    below = summary[summary["colors_gap"] < 0]
+    for graph, part in below.groupby("graph", sort=False):
+        row = part.iloc[0]
+        what = "its published χ" if row["bound_kind"] == KNOWN else "a clique found in it"
+        notes.append(
+            f"on {graph}, {_listing(list(part['label']))} used fewer colors than the bound"
+            f" ({row['bound']:g}, {what}): the bound does not hold for this graph or the"
+            " coloring is wrong"
+        )
+    return notes
 
 
 def _fastest(summary: pd.DataFrame) -> pd.DataFrame:
@@ -156,15 +271,26 @@ def _near_fastest(summary: pd.DataFrame) -> pd.Series:
     return overlap & ~summary.index.isin(fastest.index)
 
 
+# What a flag means where no GPU row is in the results (FLAG_CAUSES names the GPU too).
+CPU_FLAG_CAUSES = {"contended": "ran while another process used the CPU cores"}
+
+
+def gpu_rows(summary: pd.DataFrame) -> bool:
+    """Whether any group ran on a GPU (the report's wording and default baseline follow)."""
+    return bool((summary["backend"] == "gpu").any())
+
+
 def flag_notes(summary: pd.DataFrame) -> list[str]:
     """A note per flag that some group carries, saying how many groups and what it means for
     their times; none for results without flags (schema v1 and v2 files have none)."""
     counts = summary["flags"].str.split(";").explode().value_counts()
+    gpu = gpu_rows(summary) or "throttled" in counts.index  # only a GPU throttles
+    causes = FLAG_CAUSES if gpu else {**FLAG_CAUSES, **CPU_FLAG_CAUSES}
     notes = []
     for flag in flag_union(counts.index).split(";"):
         if flag:
             n = int(counts[flag])
-            what = f"{FLAG_CAUSES[flag]} ({flag})" if flag in FLAG_CAUSES else f"are {flag}"
+            what = f"{causes[flag]} ({flag})" if flag in causes else f"are {flag}"
             notes.append(f"{n} group{'s' if n != 1 else ''} {what}: their times are unreliable")
     return notes
 
@@ -211,42 +337,59 @@ def matching(summary: pd.DataFrame, name: str) -> pd.Series:
     return pd.Series(False, index=summary.index)
 
 
+def baseline_rows(summary: pd.DataFrame, name: str) -> pd.Series:
+    """Rows that the baseline ``name`` names: as :func:`matching`, else, for
+    ``ALGO[k=v,...]``, the configurations of ALGO with those parameter values, whatever
+    their other parameters (``greedy[order=ldf]`` names ``greedy[order=ldf,seed=1]`` too,
+    and ``greedy`` where only that order ran, so its label shows no parameter)."""
+    hit = matching(summary, name)
+    algo, bracket, rest = name.partition("[")
+    if hit.any() or not bracket or not rest.endswith("]"):
+        return hit
+    try:
+        wanted = parse_param_string(rest[:-1].replace(",", ";"))
+    except SpecError:
+        return hit
+    params = summary["params"].map(lambda p: parse_param_string(requested_params(p)))
+    has = params.map(lambda d: all(d.get(k) == v for k, v in wanted.items()))
+    return (summary["algorithm"] == algo) & has
+
+
 def _best_time_per_graph(summary: pd.DataFrame, mask: pd.Series) -> pd.Series:
     return summary[mask].groupby("graph")["time_ms"].min().dropna()
 
 
 def choose_baseline(summary: pd.DataFrame, requested: str | None) -> tuple[str | None, str]:
-    """The baseline name and a sentence saying why it was chosen.
+    """The baseline name and a sentence saying why it was chosen, or None and why there is
+    none (then there are no speedups).
 
-    ``requested`` must name an algorithm, configuration or group label in the results.
-    Otherwise ``cusparse`` if it has a valid time somewhere, else the *slowest common*
-    algorithm: among the algorithms with a valid time on the most graphs (all graphs when
-    any algorithm covers them all), the one whose geometric mean over those graphs of its
-    best configuration's median time is largest (ties: by name).
+    ``requested`` (``--baseline``) must name an algorithm, configuration or group label in
+    the results, or ``ALGO[k=v,...]`` (:func:`baseline_rows`). Without it the default is
+    :data:`GPU_BASELINE` (``cusparse``) where any group ran on a GPU and
+    :data:`CPU_BASELINE` (``greedy[order=ldf]``, at whatever other parameters) on CPU-only
+    results; where the default has no valid time there is no baseline, and the sentence says
+    how to pick one. It is never chosen from the data (such as the slowest algorithm): a
+    speedup means the same thing from one report to the next.
     """
+    algorithms = ", ".join(sorted(summary["algorithm"].unique()))
     if requested is not None:
-        if not matching(summary, requested).any():
-            known = ", ".join(sorted(summary["algorithm"].unique()))
+        if not baseline_rows(summary, requested).any():
             raise InputError(
-                f"baseline {requested!r} is not in the results (algorithms: {known});"
+                f"baseline {requested!r} is not in the results (algorithms: {algorithms});"
                 " pass one of them, a configuration or a label to --baseline"
             )
         return requested, f"baseline {requested} (--baseline)"
-    if _best_time_per_graph(summary, summary["algorithm"] == DEFAULT_BASELINE).size:
-        return DEFAULT_BASELINE, f"baseline {DEFAULT_BASELINE} (the default when present)"
-    best = summary.groupby(["algorithm", "graph"])["time_ms"].min().dropna()
-    if best.empty:
-        return None, "no speedups: no configuration has a valid time"
-    coverage = best.groupby("algorithm").size()
-    candidates = coverage[coverage == coverage.max()].index
-    n_graphs = summary["graph"].nunique()
-    logmean = np.log(best[candidates]).groupby("algorithm").mean()
-    slowest = logmean.reset_index().sort_values(["time_ms", "algorithm"], ascending=[False, True])
-    name = str(slowest["algorithm"].iloc[0])
-    scope = "all graphs" if coverage.max() == n_graphs else f"{coverage.max()} of {n_graphs} graphs"
-    return name, (
-        f"baseline {name}: no cusparse, so the slowest algorithm with a valid time on {scope}"
-        " (largest geometric mean of its best median time)"
+    gpu = gpu_rows(summary)
+    name = GPU_BASELINE if gpu else CPU_BASELINE
+    which = "results with GPU rows" if gpu else "CPU-only results"
+    named = baseline_rows(summary, name)
+    if _best_time_per_graph(summary, named).size:
+        return name, f"baseline {name} (the default for {which})"
+    why = "has no valid time" if named.any() else "is not in the results"
+    return None, (
+        f"no speedups: the default baseline for {which}, {name}, {why}; pick one with"
+        f" --baseline: an algorithm ({algorithms}) or a configuration as the tables name it"
+        " (ALGO[k=v])"
     )
 
 
@@ -276,7 +419,7 @@ def add_comparisons(summary: pd.DataFrame, baseline: str | None) -> list[str]:
     summary[["speedup", "speedup_ci_low", "speedup_ci_high"]] = np.nan
     if baseline is None:
         return notes
-    mask = matching(summary, baseline)
+    mask = baseline_rows(summary, baseline)
     base = _best_time_per_graph(summary, mask)
     summary["speedup"] = summary["graph"].map(base) / summary["time_ms"]
     timed = summary[mask].dropna(subset=["time_ms"])

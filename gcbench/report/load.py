@@ -10,6 +10,7 @@ import pandas as pd
 
 from gcbench.bench.results import (
     BALANCE_COLUMNS,
+    BOUND_COLUMNS,
     CONDITION_COLUMNS,
     LEVEL_COLUMNS,
     STATUSES,
@@ -23,9 +24,9 @@ TRACE_SUFFIX = ".trace.csv"
 CONDITION_NUMERIC = ("round_trip_us", "load_avg", "cpu_util", "cpu_wait")
 NUMERIC = ("n", "m", "max_degree", "avg_degree", "rep", "time_ms", "transfer_ms", "total_ms",
            "iterations", "colors", "max_color", "conflicts", "uncolored",
-           *BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_NUMERIC)  # fmt: skip
-# Columns a file may lack (written since schema 2 or 3): NaN, or "" for text, where missing.
-OPTIONAL = (*BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_COLUMNS)
+           *BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_NUMERIC, *BOUND_COLUMNS)  # fmt: skip
+# Columns a file may lack (written since schema 2, 3 or 4): NaN, or "" for text, where missing.
+OPTIONAL = (*BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_COLUMNS, *BOUND_COLUMNS)
 # The columns the report reads; a file lacking one of them cannot be reported on.
 NEEDED = ("run_id", "host", "device_name", "graph", "n", "m", "algorithm", "backend", "params",
           "block_size", "rep", "status", "error", "time_ms", "transfer_ms", "total_ms",
@@ -121,7 +122,9 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
     Numbers become floats (NaN where empty), ``block_size`` a nullable integer (NA for CPU
     rows), ``count_setup`` a boolean (False where the file predates it), text columns stay
     strings ("" where empty, also where a column is missing from some files, and
-    ``throttle`` and ``flags`` "" where every file predates schema v3). Exact
+    ``throttle`` and ``flags`` "" where every file predates schema v3); the graph's bounds
+    (``chi_lower``, ``degeneracy``, ``chi_known``, schema v4) are NaN where a file predates
+    them or its source publishes no χ. Exact
     duplicate rows (the same file given twice) are dropped and counted. Results that mix
     timing conventions (``count_setup`` true and false) are refused.
     """

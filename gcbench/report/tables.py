@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
+from gcbench.report.aggregate import config_gaps
+
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
     from rich.table import Table
@@ -26,7 +28,8 @@ UNBOUNDED = 10_000  # console width used to measure a table's natural width
 # Columns a narrow terminal leaves out, first to last.
 DROP_ORDER = ["Medge/s", "transfer ms", "its time ms", "worst ms", "speedup CI", "class CV",
               "Mvert/s", "harm. mean", "min", "max", "rounds", "colors/best",
-              "colors/best geo. mean", "CI ms", "tried"]  # fmt: skip
+              "colors/best geo. mean", "degeneracy + 1", "m", "over bound", "CI ms",
+              "tried"]  # fmt: skip
 NEAR = "≈"  # marks a time not told apart from the fastest on its graph
 FLAGGED = "†"  # marks a time measured under a flag (throttled, contended, drift, noisy)
 NEAR_SHOWN = 2  # groups named beside the fastest in the winners, at most
@@ -34,20 +37,44 @@ CI_LEGEND = (
     "CI: 95 % confidence interval of the median time, or of the speedup (docs/statistics.md);"
     f" {MISSING} where there are too few ok repetitions for one"
 )
+CI_TIME_LEGEND = CI_LEGEND.replace(", or of the speedup", "")  # a table without speedups
 NEAR_LEGEND = (
     f"{NEAR}: its interval overlaps the fastest's on the graph: not told apart from the fastest"
 )
 FLAG_LEGEND = f"{FLAGGED}: flagged, its times are suspect (the note names the flags)"
-TEXT_HEADERS = frozenset({"configuration", "graph", "fastest", "fewest colors", "note", "tried"})
+AT_BOUND = "✓"  # marks colors equal to the graph's bound: provably optimal
+BELOW_BOUND = "!"  # marks colors below the graph's bound: the bound or the coloring is wrong
+BOUND_LEGEND = (
+    "over bound: median colors minus the graph's bound (χ where its source publishes it, else"
+    f" the size of a clique found in it, a lower bound on χ); {AT_BOUND}: at the bound,"
+    " provably optimal"
+)
+BELOW_LEGEND = f"{BELOW_BOUND}: below the bound, which a valid coloring never is (see the notes)"
+GRAPHS_LEGEND = (
+    "bound: the graph's χ as its source publishes it (χ), else the size of a clique found in"
+    " it (clique), a lower bound on χ; degeneracy + 1: the colors a smallest-last greedy needs"
+    " at most, an upper bound on χ",
+    "best colors: the fewest median colors of any group; at bound: the configurations that"
+    f" reach the bound, of those with a valid coloring ({AT_BOUND}: provably optimal)",
+)
+CONFIG_GAPS_LEGEND = (
+    "graphs: those with a bound where the configuration has a valid coloring; reaches it: on"
+    " how many its colors equal the bound (provably optimal); over bound: its median colors"
+    " minus the bound, the median and the largest over those graphs"
+)
+LABEL_HEADER = "figure label"
+TEXT_HEADERS = frozenset({"configuration", "graph", "fastest", "fewest colors", "note", "tried",
+                          LABEL_HEADER, "at bound"})  # fmt: skip
 
 # The per-group summary's CSV columns, in order (summary.csv and --format csv).
 SUMMARY_COLUMNS = [
-    "graph", "n", "m", "algorithm", "backend", "params", "block_size", "config", "label",
+    "graph", "n", "m", "chi_lower", "degeneracy", "chi_known", "bound", "bound_kind",
+    "algorithm", "backend", "params", "block_size", "config", "label",
     "reps", "runs", "ok", "invalid", "error", "timeout", "oom", "unsupported", "note",
     "flags", "count_setup", "time_ms", "time_ci_low_ms", "time_ci_high_ms", "near_fastest",
     "time_min_ms", "time_q1_ms", "time_q3_ms", "time_iqr_ms", "transfer_ms", "total_ms",
     "colors", "iterations", "speedup", "speedup_ci_low", "speedup_ci_high", "colors_rel",
-    "mverts_per_s", "medges_per_s", "error_message",
+    "colors_gap", "reaches_bound", "mverts_per_s", "medges_per_s", "error_message",
     "min_class", "max_class", "class_cv",
     "levels_natural", "levels_colored", "trsv_natural_ms", "trsv_colored_ms", "trsv_speedup",
 ]  # fmt: skip
@@ -93,6 +120,34 @@ def interval(low: float, high: float) -> str:
     ends = [abs(float(v)) for v in (low, high) if v != 0]
     digits = 2 - math.floor(math.log10(min(ends))) if ends else 0
     return f"{low:,.{max(0, digits)}f}–{high:,.{max(0, digits)}f}"
+
+
+def gap(x: float) -> str:
+    """Colors over the bound: ``+2``, ``0 ✓`` at the bound, ``-1 !`` below it; a dash for
+    none."""
+    if pd.isna(x):
+        return MISSING
+    if x == 0:
+        return f"0 {AT_BOUND}"
+    return f"+{count(x)}" if x > 0 else f"{count(x)} {BELOW_BOUND}"
+
+
+def bound(value: float, kind: str) -> str:
+    """A graph's bound and its kind: ``5 (χ)``, ``4 (clique)``; a dash for none."""
+    return MISSING if pd.isna(value) else f"{count(value)} ({kind})"
+
+
+def graph_heading(graph: str, row: pd.Series) -> str:
+    """A graph's title: its spec, size and what it allows, e.g. ``g1  (n = 100, m = 300,
+    χ = 5 published, degeneracy + 1 = 7)`` or ``... χ ≥ 4 by a clique ...``."""
+    parts = [] if pd.isna(row["n"]) else [f"n = {int(row['n']):,}", f"m = {int(row['m']):,}"]
+    if pd.notna(row["chi_known"]):
+        parts.append(f"χ = {count(row['chi_known'])} published")
+    elif pd.notna(row["chi_lower"]):
+        parts.append(f"χ ≥ {count(row['chi_lower'])} by a clique")
+    if pd.notna(row["degeneracy"]):
+        parts.append(f"degeneracy + 1 = {count(row['degeneracy'] + 1)}")
+    return f"{graph}  ({', '.join(parts)})" if parts else graph
 
 
 def text(x: object) -> str:
@@ -144,6 +199,7 @@ RESULT_COLUMNS = [
     ("transfer_ms", "transfer ms", num),
     ("colors", "colors", count),
     ("colors_rel", "colors/best", ratio),
+    ("colors_gap", "over bound", gap),
     ("iterations", "rounds", count),
     ("class_cv", "class CV", ratio),
     ("speedup", "speedup", ratio),
@@ -154,10 +210,29 @@ RESULT_COLUMNS = [
 ]
 
 
-def _result_legend(part: pd.DataFrame) -> tuple[str, ...]:
+def _result_legend(part: pd.DataFrame, speedups: bool) -> tuple[str, ...]:
     """The legend lines of a graph's table: the intervals, and the marks it shows."""
-    marks = ((part["near_fastest"].any(), NEAR_LEGEND), ((part["flags"] != "").any(), FLAG_LEGEND))
-    return (CI_LEGEND, *(line for shown, line in marks if shown))
+    marks = (
+        (part["near_fastest"].any(), NEAR_LEGEND),
+        ((part["flags"] != "").any(), FLAG_LEGEND),
+        (part["colors_gap"].notna().any(), BOUND_LEGEND),
+        ((part["colors_gap"] < 0).any(), BELOW_LEGEND),
+    )
+    ci = CI_LEGEND if speedups else CI_TIME_LEGEND
+    return (ci, *(line for shown, line in marks if shown))
+
+
+def _result_columns(
+    part: pd.DataFrame, gpu: bool, speedups: bool
+) -> list[tuple[str, str, Callable]]:
+    """The columns of a graph's table: no ``over bound`` where the graph has no bound, no
+    ``transfer ms`` (the GPU's copies) in CPU-only results, no speedups without a baseline."""
+    skip = {"over bound"} if part["bound"].isna().all() else set()
+    if not gpu:
+        skip.add("transfer ms")
+    if not speedups:
+        skip |= {"speedup", "speedup CI"}
+    return [column for column in RESULT_COLUMNS if column[1] not in skip]
 
 
 def result_sections(summary: pd.DataFrame) -> list[Section]:
@@ -172,14 +247,62 @@ def result_sections(summary: pd.DataFrame) -> list[Section]:
         speedup_ci=[interval(lo, hi) for lo, hi in
                     zip(summary["speedup_ci_low"], summary["speedup_ci_high"], strict=True)],
     )  # fmt: skip
+    gpu = bool((summary["backend"] == "gpu").any())
+    speedups = bool(summary["speedup"].notna().any())
     sections = []
     for graph, part in frame.groupby("graph", sort=False):
-        n, m = part["n"].max(), part["m"].max()
-        size = "" if pd.isna(n) else f"  (n = {int(n):,}, m = {int(m):,})"
+        head = part[["n", "m", "chi_known", "chi_lower", "degeneracy"]].max()  # one per graph
         ordered = part.sort_values(["time_ms", "colors", "label"], na_position="last")
-        display = _display(ordered, RESULT_COLUMNS)
-        sections.append(Section(f"{graph}{size}", display, _result_legend(part)))
+        display = _display(ordered, _result_columns(part, gpu, speedups))
+        sections.append(
+            Section(graph_heading(str(graph), head), display, _result_legend(part, speedups))
+        )
     return sections
+
+
+def _at_bound_cell(names: Sequence[str], configs: int, known: bool) -> str:
+    """``3 of 20: a, b +1 more``, ``0 of 20``; a dash where the graph has no bound or no
+    valid coloring."""
+    if not known or not configs:
+        return MISSING
+    shown = ", ".join(names[:NEAR_SHOWN])
+    more = f" +{len(names) - NEAR_SHOWN} more" if len(names) > NEAR_SHOWN else ""
+    return f"{len(names)} of {configs}" + (f": {shown}{more}" if names else "")
+
+
+def graphs_section(table: pd.DataFrame, labels: bool) -> Section | None:
+    """The graphs: their size, bound and the fewest colors against it, one row each; with
+    ``labels``, first the short label the figures name each by (``table``'s ``label``, for
+    summary.md and index.html).
+    Without bounds in the results (files before schema v4) only the labels' table, and
+    none without ``labels``."""
+    bounded = bool(table["bound"].notna().any() or table["degeneracy"].notna().any())
+    if not (bounded or labels):
+        return None
+    frame = table.assign(
+        bound_shown=[bound(v, k) for v, k in zip(table["bound"], table["bound_kind"],
+                                                 strict=True)],
+        degeneracy_1=table["degeneracy"] + 1,
+        at_bound_shown=[_at_bound_cell(n, c, pd.notna(b)) for n, c, b in
+                        zip(table["at_bound"], table["configs"], table["bound"], strict=True)],
+    )  # fmt: skip
+    columns: list[tuple[str, str, Callable]] = [
+        ("graph", "graph", str), ("n", "n", count), ("m", "m", count),
+    ]  # fmt: skip
+    if labels:
+        columns.insert(0, ("label", LABEL_HEADER, str))
+    if bounded:
+        columns += [
+            ("bound_shown", "bound", str), ("degeneracy_1", "degeneracy + 1", count),
+            ("fewest_colors", "best colors", count), ("fewest_gap", "over bound", gap),
+            ("at_bound_shown", "at bound", str),
+        ]  # fmt: skip
+    else:
+        columns.append(("fewest_colors", "best colors", count))
+    title = "Graphs: colors against the bound" if bounded else "Graphs"
+    if labels:
+        title += " (figure labels)"
+    return Section(title, _display(frame, columns), GRAPHS_LEGEND if bounded else ())
 
 
 def _fastest_cells(winners: pd.DataFrame) -> list[str]:
@@ -194,9 +317,17 @@ def _fastest_cells(winners: pd.DataFrame) -> list[str]:
     return cells
 
 
-def sections(rep: Report) -> list[Section]:
-    """Every section of the report, in reading order."""
-    out = result_sections(rep.summary)
+def sections(rep: Report, labels: bool = False) -> list[Section]:
+    """Every section of the report, in reading order: a table per graph
+    (:func:`result_sections`), then those across graphs (:func:`summary_sections`)."""
+    return [*result_sections(rep.summary), *summary_sections(rep, labels)]
+
+
+def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
+    """The sections across graphs: speedup means, winners, the graphs against their bounds,
+    block sizes, levels, pareto; ``labels``: the graphs' table names the short labels of
+    the figures (:func:`graphs_section`)."""
+    out: list[Section] = []
     if not rep.means.empty:
         out.append(Section(
             f"Speedup over {rep.baseline} across graphs",
@@ -207,18 +338,36 @@ def sections(rep: Report) -> list[Section]:
                 ("colors_rel_geomean", "colors/best geo. mean", ratio),
             ]),
         ))  # fmt: skip
+    speedups = bool(rep.summary["speedup"].notna().any())
     winners = rep.winners.assign(fastest=_fastest_cells(rep.winners))
     near = any(rep.winners["fastest_near"])
     out.append(Section(
         "Winners per graph",
         _display(winners, [
             ("graph", "graph", str), ("fastest", "fastest", str),
-            ("fastest_time_ms", "time ms", num), ("fastest_speedup", "speedup", ratio),
+            ("fastest_time_ms", "time ms", num),
+            *([("fastest_speedup", "speedup", ratio)] if speedups else []),
             ("fewest_label", "fewest colors", text),
             ("fewest_colors", "colors", count), ("fewest_time_ms", "its time ms", num),
         ]),
         (NEAR_LEGEND,) if near else (),
     ))  # fmt: skip
+    graphs = graphs_section(rep.graphs, labels)
+    if graphs is not None:
+        out.append(graphs)
+    gaps = config_gaps(rep.summary)
+    if gaps["graphs"].gt(0).any() and rep.graphs["bound"].notna().sum() > 1:
+        blocks = bool(rep.summary["block_size"].notna().any())
+        out.append(Section(
+            "Colors over the bound per configuration"
+            + (" (at its fastest block size)" if blocks else ""),
+            _display(gaps, [
+                ("config", "configuration", str), ("graphs", "graphs", count),
+                ("at_bound", "reaches it", count), ("gap_median", "over bound median", count),
+                ("gap_max", "over bound max", count),
+            ]),
+            (CONFIG_GAPS_LEGEND,),
+        ))  # fmt: skip
     if not rep.block_sizes.empty:
         out.append(Section(
             "Best block size",
@@ -246,7 +395,7 @@ def sections(rep: Report) -> list[Section]:
         _display(rep.pareto, [
             ("graph", "graph", str), ("label", "configuration", str),
             ("time_ms", "time ms", num), ("colors", "colors", count),
-            ("speedup", "speedup", ratio),
+            *([("speedup", "speedup", ratio)] if speedups else []),
         ]),
     ))  # fmt: skip
     return out
@@ -294,7 +443,7 @@ def markdown(rep: Report, images: Sequence[str] = ()) -> str:
                 else f"\n\n{rep.timing}.")]  # fmt: skip
     parts += [f"## {s.title}\n\n{markdown_table(s.frame)}\n\n"
               + "  \n".join(f"*{line}*" for line in (rep.timing, *s.legend))
-              for s in sections(rep)]  # fmt: skip
+              for s in sections(rep, labels=True)]  # fmt: skip
     if rep.notes:
         parts.append("## Notes\n\n" + "\n".join(f"- {note}" for note in rep.notes))
     if images or rep.plot_notes:

@@ -143,6 +143,24 @@ def traced_report(tmp_path_factory):
     return report([path], out=here / "report"), here / "report"
 
 
+@pytest.fixture(scope="module")
+def hostile_report(tmp_path_factory):
+    """The mixed results plus a graph whose name is markup and a group whose error is a
+    script, reported with ``out`` (PNG and SVG, 20 dpi): (the Report, the output directory)."""
+    from gcbench.report import report
+
+    here = tmp_path_factory.mktemp("hostile")
+    graph = "gen:<b>bold</b>&amp;x"
+    error = "<script>alert(1)</script> & <img src=x onerror=alert(2)>"
+    rows = make_mixed_rows()
+    rows += [make_row(graph, "greedy", t, rep=i, params="order=ldf", chi_lower=3, degeneracy=4,
+                      chi_known=3) for i, t in enumerate([1.0, 1.2, 1.1])]  # fmt: skip
+    rows += [make_row(graph, "bad<algo>", None, rep=i, status="error", error=error)
+             for i in range(2)]  # fmt: skip
+    path = write_rows(here / "results.csv", rows)
+    return report([path], out=here / "out", plot_formats=["png", "svg"], dpi=20), here / "out"
+
+
 def make_mixed_rows() -> list[dict]:
     """The rows of :func:`mixed_rows`."""
     gpu = {"backend": "gpu", "device": "gpu", "device_name": "H100"}

@@ -66,11 +66,11 @@ def test_summary_matches_direct_pandas(write_csv, row):
 
 
 def test_single_repetition(write_csv, row):
-    rep = report([write_csv([row("g1", "greedy", 4.0, params="order=ff")])])
+    rep = report([write_csv([row("g1", "greedy", 4.0, params="order=ldf;seed=0")])])
     s = rep.summary.iloc[0]
     assert (s.time_ms, s.time_min_ms, s.time_iqr_ms, s.ok, s.reps) == (4.0, 4.0, 0.0, 1, 1)
     assert s.label == "greedy" and s.speedup == 1.0 and s.colors_rel == 1.0
-    assert rep.baseline == "greedy"
+    assert rep.baseline == "greedy[order=ldf]"  # the CPU default, though its label is greedy
 
 
 def test_failed_rows_are_counted_never_averaged(write_csv, mixed_rows):
@@ -86,7 +86,7 @@ def test_failed_rows_are_counted_never_averaged(write_csv, mixed_rows):
 
 def test_all_invalid_group_shows_why(write_csv, reps):
     rows = [
-        *reps("g1", "greedy", [1, 2, 3], params="order=ff"),
+        *reps("g1", "greedy", [1, 2, 3], params="order=ldf"),
         *reps("g1", "broken", [0.5, 0.6, 0.7], status="invalid", conflicts=3),
     ]
     rep = report([write_csv(rows)])
@@ -94,12 +94,12 @@ def test_all_invalid_group_shows_why(write_csv, reps):
     assert broken.ok == 0 and broken.invalid == 3 and broken.note == "3 invalid"
     assert math.isnan(broken.time_ms) and math.isnan(broken.colors)
     assert math.isnan(broken.speedup)
-    assert rep.baseline == "greedy"  # the broken algorithm has no valid time to compare to
+    assert rep.baseline == "greedy[order=ldf]"
     assert rep.winners.iloc[0].fastest_label == "greedy"
     assert "broken" not in set(rep.means.label) and "broken" not in set(rep.pareto.label)
     only_broken = report([write_csv(rows[3:], "broken.csv")], format="markdown")
     assert only_broken.baseline is None and only_broken.means.empty
-    assert "| g1 | — | — | — | — | — | — |" in only_broken.render()
+    assert "| g1 | — | — | — | — | — |" in only_broken.render()  # no speedup column
 
 
 def test_speedups_and_means_by_hand(write_csv, mixed_rows):
@@ -133,27 +133,59 @@ def test_throughput_is_per_second_in_millions(write_csv, row):
     assert s.medges_per_s == pytest.approx(5000 / 2e-3 / 1e6)
 
 
-def test_default_baseline_is_the_slowest_common_algorithm(write_csv, reps):
+def test_default_baseline_on_cpu_only_results_is_greedy_ldf(write_csv, reps):
     rows = [
         *reps("g1", "fast", [1.0]), *reps("g2", "fast", [2.0]),
-        *reps("g1", "slow", [3.0]), *reps("g2", "slow", [1.5]),  # geomean 2.12 > 1.41
-        *reps("g1", "slow", [0.5], params="variant=best"),  # its best config counts
-        *reps("g1", "partial", [100.0]),  # slowest, but not run on g2
+        *reps("g1", "greedy", [3.0], params="order=ldf;seed=0"),
+        *reps("g2", "greedy", [4.0], params="order=ldf;seed=0"),
+        *reps("g1", "greedy", [2.0], params="order=ldf;seed=1"),  # its best counts
+        *reps("g1", "greedy", [0.5], params="order=ff;seed=0"),  # another order: not it
+        *reps("g1", "slowest", [100.0]), *reps("g2", "slowest", [100.0]),  # never chosen
     ]  # fmt: skip
     rep = report([write_csv(rows)])
-    # per graph best: fast 1, 2 (geomean 1.41); slow 0.5, 1.5 (geomean 0.87) -> fast
-    assert rep.baseline == "fast"
-    assert any("slowest algorithm" in n and "all graphs" in n for n in rep.notes)
+    assert rep.baseline == "greedy[order=ldf]"
+    assert "baseline greedy[order=ldf] (the default for CPU-only results)" in rep.notes
     s = rep.summary.set_index(["graph", "label"])["speedup"]
-    assert s["g1", "slow"] == pytest.approx(1 / 3) and s["g1", "partial"] == pytest.approx(0.01)
-    assert s["g1", "slow[variant=best]"] == pytest.approx(2.0)
+    assert s["g1", "fast"] == 2.0 and s["g2", "fast"] == 2.0
+    assert s["g1", "greedy[order=ff,seed=0]"] == 4.0 and s["g1", "slowest"] == 0.02
+    assert s["g1", "greedy[order=ldf,seed=1]"] == 1.0
+
+
+def test_no_default_baseline_means_no_speedups(write_csv, reps):
+    cpu = [*reps("g1", "slow", [4.0]), *reps("g1", "greedy", [1.0], params="order=ff")]
+    rep = report([write_csv(cpu, "cpu.csv")], format="markdown")
+    assert rep.baseline is None and rep.summary.speedup.isna().all() and rep.means.empty
+    (note,) = [n for n in rep.notes if n.startswith("no speedups")]
+    assert note == (
+        "no speedups: the default baseline for CPU-only results, greedy[order=ldf], is not in"
+        " the results; pick one with --baseline: an algorithm (greedy, slow) or a"
+        " configuration as the tables name it (ALGO[k=v])"
+    )
+    text = rep.render()
+    assert "speedup" not in text.replace("no speedups", "") and "cusparse" not in text
+    assert "transfer" not in text  # CPU-only: no GPU copies
+    gpu = {"backend": "gpu", "device": "gpu", "device_name": "H100"}
+    rows = [*cpu, *reps("g1", "jpl", [0.5], block_size=128, **gpu),
+            *reps("g1", "greedy", [2.0], params="order=ldf")]  # fmt: skip
+    rep = report([write_csv(rows, "gpu.csv")])
+    assert rep.baseline is None and rep.summary.speedup.isna().all()
+    assert any(n.startswith("no speedups: the default baseline for results with GPU rows,"
+                            " cusparse, is not in the results") for n in rep.notes)  # fmt: skip
+    failed = [*rows, *reps("g1", "cusparse", [None], status="error", error="x", **gpu)]
+    rep = report([write_csv(failed, "failed.csv")])
+    assert rep.baseline is None and any("cusparse, has no valid time" in n for n in rep.notes)
+    picked = report([write_csv(rows, "gpu.csv")], baseline="greedy[order=ldf]")
+    assert picked.baseline == "greedy[order=ldf]"
+    assert one(picked.summary, algorithm="jpl").speedup == 4.0
 
 
 def test_missing_baseline_on_one_graph(write_csv, reps):
+    gpu = {"backend": "gpu", "device": "gpu"}
     rows = [
-        *reps("g1", "cusparse", [10.0]),
-        *reps("g2", "cusparse", [None], status="error", error="CUSPARSE_STATUS_INTERNAL_ERROR"),
-        *reps("g1", "jpl", [5.0]), *reps("g2", "jpl", [8.0]),
+        *reps("g1", "cusparse", [10.0], **gpu),
+        *reps("g2", "cusparse", [None], status="error", error="CUSPARSE_STATUS_INTERNAL_ERROR",
+              **gpu),
+        *reps("g1", "jpl", [5.0], **gpu), *reps("g2", "jpl", [8.0], **gpu),
     ]  # fmt: skip
     rep = report([write_csv(rows)])
     assert rep.baseline == "cusparse"
@@ -161,13 +193,6 @@ def test_missing_baseline_on_one_graph(write_csv, reps):
     assert s["g1", "jpl"] == 2.0 and math.isnan(s["g2", "jpl"])
     assert any("no valid cusparse time on g2" in n for n in rep.notes)
     assert rep.means.set_index("label").loc["jpl"].graphs == 1
-
-
-def test_no_cusparse_at_all_falls_back(write_csv, reps):
-    rows = [*reps("g1", "a", [1.0]), *reps("g1", "b", [4.0])]
-    rep = report([write_csv(rows)])
-    assert rep.baseline == "b"
-    assert one(rep.summary, algorithm="a").speedup == 4.0
 
 
 def test_explicit_baseline_by_algorithm_config_or_label(write_csv, mixed_rows):

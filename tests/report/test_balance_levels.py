@@ -89,11 +89,14 @@ def test_balance_plot_draws_ranges_and_every_class(
     fig = made["balance"]
     panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
     assert [ax.get_title() for ax in panels] == ["g1", "g2"]
-    ticks = [t.get_text() for t in panels[0].get_xticklabels()]
-    assert sorted(ticks) == ["cv 0.05", "cv 0.70", "cv 0.90"]
+    ticks = [t.get_text() for t in panels[0].get_yticklabels()]  # a row per configuration
+    assert ticks == ["ecl-gc none", "ecl-gc shuffle", "greedy"]
+    cvs = [t.get_text() for t in panels[0].texts]  # each row's class_cv at its right
+    assert sorted(cvs) == ["0.05", "0.70", "0.90", "CV"]
+    assert "dots: every class" in fig.subfigs[0].get_suptitle()  # the trace has them
     dots = [line for line in panels[0].get_lines() if line.get_marker() == "."]
     assert sorted(len(line.get_xdata()) for line in dots) == [4, 4]
     assert "trace" not in made  # class sizes are no per-round curve
-    low, high = panels[0].get_ylim()
+    low, high = panels[0].get_xlim()
     assert low < 2 and high > 60
     assert pd.read_csv(tmp_path / "results.trace.csv").columns.tolist() == list(TRACE_COLUMNS)

@@ -35,10 +35,11 @@ def test_default_newest_table_and_out(tmp_path, write_csv, reps, gcbench):
     done = gcbench("--out", "rep", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Winners per graph" in done.stdout and "greedy[order=ldf]" in done.stdout
-    assert "note: baseline greedy: no cusparse" in done.stdout
+    assert "note: baseline greedy[order=ldf] (the default for CPU-only results)" in done.stdout
     assert done.stderr.splitlines() == [
         *(f"wrote {Path('rep') / name}"
-          for name in ("summary.csv", "summary.md", "time.png", "colors.png", "speedup.png")),
+          for name in ("summary.csv", "summary.md", "index.html", "time.png", "colors.png",
+                       "speedup.png")),
         *(f"note: no {what} profile: it compares configurations across graphs, and only one"
           " graph has a valid run" for what in ("time", "colors")),
     ]  # fmt: skip

@@ -15,7 +15,14 @@ from gcbench.bench.results import COLUMNS
 from gcbench.errors import InputError
 from gcbench.report import plots, report
 from gcbench.report.aggregate import performance_profile, performance_ratios
-from gcbench.report.plots import MIN_LABELS, figures, log_ticks, plot_formats
+from gcbench.report.plots import (
+    MAX_WIDTH_IN,
+    MIN_LABELS,
+    figures,
+    graph_labels,
+    log_ticks,
+    plot_formats,
+)
 
 ALWAYS = {"time", "colors", "speedup", "block_sizes", "rounds"}
 PROFILES = {"profile_time", "profile_colors"}
@@ -72,7 +79,7 @@ def suite_report(request, suite_rows, tmp_path_factory):
 def test_report_writes_every_figure_and_none_empty(suite_report, pixel_spread):
     graphs, rep, out, _ = suite_report
     expected = ALWAYS | (PROFILES if graphs > 1 else set())
-    assert {p.name for p in rep.written} == {"summary.csv", "summary.md"} | {
+    assert {p.name for p in rep.written} == {"summary.csv", "summary.md", "index.html"} | {
         f"{name}.png" for name in expected
     }
     for path in rep.written:
@@ -108,6 +115,22 @@ def test_every_log_axis_has_labelled_ticks(suite_report):
             checked += 1
     # at least: time and speedup, and a panel per graph of block sizes (log x and log y)
     assert checked >= 2 + 2 * graphs
+
+
+@pytest.mark.slow
+def test_figures_are_at_most_14_in_wide_and_name_graphs_on_one_line(suite_report):
+    graphs, rep, _, made = suite_report
+    names = set(graph_labels(list(dict.fromkeys(rep.summary.graph))).values())
+    assert len(names) == graphs
+    for name, fig in made.items():
+        assert fig.get_size_inches()[0] <= MAX_WIDTH_IN, name
+        for ax in fig.axes:
+            if ax.get_visible() and name in {"time", "colors", "speedup", "rounds"}:
+                ticks = {t.get_text() for t in ax.get_xticklabels()} - {"geo. mean"}
+                assert ticks <= names, (name, ticks - names)
+            elif ax.get_visible() and ax.get_title():  # a panel per graph
+                assert ax.get_title().split(":")[0] in names, (name, ax.get_title())
+    assert made["colors"].axes[0].get_yscale() == "log"  # no bounds: colors on a log axis
 
 
 def test_short_bars_and_speedups_below_one_get_labels(write_csv, reps, built):
@@ -146,7 +169,7 @@ def test_log_ticks_over_many_ranges():
 def test_all_failed_results_write_no_empty_figure(tmp_path, write_csv, suite_rows):
     rows = suite_rows(3, status="error", error="illegal address", time_ms="", total_ms="")
     rep = report([write_csv(rows)], out=tmp_path / "out")
-    assert {p.name for p in rep.written} == {"summary.csv", "summary.md"}
+    assert {p.name for p in rep.written} == {"summary.csv", "summary.md", "index.html"}
     line = "no figures of time, colors or performance profiles: no row has status ok (117 error)"
     assert rep.plot_notes == (line,)
     assert f"## Plots\n\n- {line}\n" in (tmp_path / "out" / "summary.md").read_text()
@@ -166,7 +189,7 @@ def test_each_plot_format_is_written(tmp_path, write_csv, mixed_rows):
     md = (out / "summary.md").read_text()
     assert "![time.png](time.png) (also [time.svg](time.svg), [time.pdf](time.pdf))" in md
     only_pdf = report([write_csv(mixed_rows)], out=tmp_path / "pdf", plot_formats=["pdf"])
-    assert {p.suffix for p in only_pdf.written} == {".csv", ".md", ".pdf"}
+    assert {p.suffix for p in only_pdf.written} == {".csv", ".md", ".html", ".pdf"}
     assert "[time.pdf](time.pdf)" in (tmp_path / "pdf" / "summary.md").read_text()
 
 

@@ -14,6 +14,7 @@ from gcbench.report import report
 from gcbench.report.aggregate import best_block_per_config, trace_lines
 from gcbench.report.plots import (
     DPI,
+    MAX_WIDTH_IN,
     PANEL_IN,
     Style,
     bar_layout,
@@ -40,10 +41,10 @@ def test_markdown_tables_parse(write_csv, mixed_rows):
     text = report([write_csv(mixed_rows)], format="markdown").render()
     assert text.startswith("# gcbench report")
     for title in ("## g1", "## Speedup over cusparse", "## Winners per graph",
-                  "## Best block size", "## Pareto front", "## Notes"):  # fmt: skip
+                  "## Best block size", "## Pareto front", "## Graphs", "## Notes"):  # fmt: skip
         assert title in text, title
     tables = [block.strip().splitlines() for block in text.split("\n\n") if block.startswith("|")]
-    assert len(tables) == 6  # g1, g2, speedups, winners, block sizes, pareto
+    assert len(tables) == 7  # g1, g2, speedups, winners, graphs, block sizes, pareto
     for lines in tables:
         cells = [len(line.split(" | ")) for line in lines]
         assert len(set(cells)) == 1 and set(lines[1]) <= set("|-: "), lines[:2]
@@ -78,9 +79,9 @@ def test_rich_tables_leave_out_columns_to_fit(write_csv, mixed_rows):
 def test_out_writes_summary_and_plots(traced_report, pixel_spread):
     rep, out = traced_report
     names = {p.name for p in rep.written}
-    assert names == {"summary.csv", "summary.md", "time.png", "colors.png", "speedup.png",
-                     "profile_time.png", "profile_colors.png", "block_sizes.png", "rounds.png",
-                     "trace.png"}  # fmt: skip
+    assert names == {"summary.csv", "summary.md", "index.html", "time.png", "colors.png",
+                     "speedup.png", "profile_time.png", "profile_colors.png", "block_sizes.png",
+                     "rounds.png", "trace.png"}  # fmt: skip
     written = pd.read_csv(out / "summary.csv")
     assert list(written.columns) == SUMMARY_COLUMNS and len(written) == len(rep.summary)
     md = (out / "summary.md").read_text()
@@ -129,14 +130,14 @@ def test_trace_plot_is_a_graph_by_series_grid(traced_report):
 
 def test_many_graphs_wrap_onto_rows(tmp_path, write_csv, row, pixel_spread):
     rows = [row(f"gen:rgg?scale={s}&seed=0", f"algo-{a}", 1.0 + a + s, params=f"k={a}")
-            for s in range(10, 18) for a in range(10)]  # fmt: skip
+            for s in range(10, 26) for a in range(10)]  # fmt: skip
     rep = report([write_csv(rows)])
     configs = sorted(set(rep.summary.config))
     style = Style(palette(configs), rep.where, rep.timing)
     fig = grouped_bars(rep.summary, "time_ms", style, title="t", ylabel="ms", log=True)
     (path,) = save(fig, tmp_path / "t", style)
-    per_row, n_rows, (w, h) = bar_layout(8, 10, configs)
-    assert n_rows == 2 and per_row == 4 and w < 20
+    per_row, n_rows, (w, h) = bar_layout(16, 10, configs)
+    assert n_rows == 2 and per_row == 8 and w <= MAX_WIDTH_IN
     width, height = png_size(path)
     assert (width, height) == (round(w * DPI), round(h * DPI)) and height > width / 2
     assert pixel_spread(path) > 20
@@ -144,21 +145,22 @@ def test_many_graphs_wrap_onto_rows(tmp_path, write_csv, row, pixel_spread):
 
 def test_no_sweep_or_trace_plot_without_their_data(tmp_path, write_csv, reps):
     rows = [*reps("g1", "a", [1.0, 2.0]), *reps("g1", "b", [2.0], block_size=128)]
-    rep = report([write_csv(rows)], out=tmp_path / "o")
-    assert {p.name for p in rep.written} == {"summary.csv", "summary.md", "time.png",
-                                             "colors.png", "speedup.png", "rounds.png"}  # fmt: skip
+    rep = report([write_csv(rows)], out=tmp_path / "o", baseline="a")
+    assert {p.name for p in rep.written} == {"summary.csv", "summary.md", "index.html",
+                                             "time.png", "colors.png", "speedup.png",
+                                             "rounds.png"}  # fmt: skip
 
 
-def test_graph_tick_labels_are_short_and_wrapped():
+def test_graph_tick_labels_are_short_and_one_line():
     labels = graph_labels(["ss:DIMACS10/rgg_n_2_20_s0", "gen:kron?scale=14&seed=0",
                            "/data/x/road.mtx", "snap:com-LiveJournal"])  # fmt: skip
     assert labels["ss:DIMACS10/rgg_n_2_20_s0"] == "rgg_n_2_20_s0"
-    assert labels["gen:kron?scale=14&seed=0"] == "kron\nscale=14\nseed=0"
-    assert labels["/data/x/road.mtx"] == "road.mtx"
+    assert labels["gen:kron?scale=14&seed=0"] == "kron s14"
+    assert labels["/data/x/road.mtx"] == "road"
     assert labels["snap:com-LiveJournal"] == "com-LiveJournal"
-    # the same short name from two sources: keep the full specs apart
+    # the same short name from two sources: their sources tell them apart
     both = graph_labels(["ss:A/web", "ss:B/web"], width=40)
-    assert both == {"ss:A/web": "ss:A/web", "ss:B/web": "ss:B/web"}
+    assert both == {"ss:A/web": "A/web", "ss:B/web": "B/web"}
 
 
 def test_tick_text():
