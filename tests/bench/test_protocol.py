@@ -93,27 +93,28 @@ def first_against_later(cli, env, tmp_path, device, graph, algorithms, cache_var
 
 
 def graph_kernels_only(cache: Path) -> Path:
-    """A numba cache directory holding only the graph kernels (gcbench.graphs._normalise),
-    copied from this process's cache: they build graphs (the primer, the generated graph),
-    never inside a timed region, and take seconds to compile. Nothing of the algorithms is
-    in it. Where numba's cache layout is not the expected one, the directory stays empty
-    (slower, the same test)."""
+    """A numba cache directory holding only the graph kernels (gcbench.graphs._normalise and
+    _bounds), copied from this process's cache: they build and bound graphs (the primer, the
+    generated graph), never inside a timed region, and take seconds to compile. Nothing of
+    the algorithms is in it. Where numba's cache layout is not the expected one, the
+    directory stays empty (slower, the same test)."""
     from gcbench.algorithms.execute import primer_graph
-    from gcbench.graphs import _normalise
+    from gcbench.graphs import _bounds, _normalise
 
-    primer_graph()  # its kernels compiled (or loaded) and cached by this process
+    primer_graph().bounds  # noqa: B018 (their kernels compiled or loaded, and cached)
     cache.mkdir()
-    try:
-        from numba.core.caching import _CacheLocator
+    for module, kernel in ((_normalise, _normalise._dedupe), (_bounds, _bounds.peel)):
+        try:
+            from numba.core.caching import _CacheLocator
 
-        source = Path(_normalise.__file__).resolve()
-        into = cache / _CacheLocator.get_suitable_cache_subpath(str(source))
-        found = Path(_normalise._dedupe._cache._cache_path).glob(f"{source.stem}.*.nb[ic]")
-    except (AttributeError, ImportError, TypeError):
-        return cache
-    into.mkdir()
-    for path in found:
-        shutil.copy2(path, into)
+            source = Path(module.__file__).resolve()
+            into = cache / _CacheLocator.get_suitable_cache_subpath(str(source))
+            found = list(Path(kernel._cache._cache_path).glob(f"{source.stem}.*.nb[ic]"))
+        except (AttributeError, ImportError, TypeError):
+            return cache
+        into.mkdir(exist_ok=True)
+        for path in found:
+            shutil.copy2(path, into)
     return cache
 
 

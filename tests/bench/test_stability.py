@@ -15,6 +15,7 @@ import gcbench
 from gcbench.algorithms.sampling import MIN_REPS
 from gcbench.bench import runner
 from gcbench.bench.conditions import usable_cores
+from gcbench.bench.results import SCHEMA_VERSION
 
 CPU = runner.DeviceChoice("cpu", "test")
 GRAPH = "gen:cycle?n=33"
@@ -84,7 +85,7 @@ def test_a_case_that_slows_down_is_drift(bench_env, tmp_path):
 
 def test_rows_carry_their_conditions(bench_env, tmp_path):
     frame = run_frame(tmp_path, "conditions", "test-draw", ["median_ms=1"], reps=6, warmup=0)
-    assert (frame.schema_version == 3).all()
+    assert (frame.schema_version == SCHEMA_VERSION).all()
     assert (frame.load_avg != "").all() and (frame.cpu_util != "").all()
     assert (pd.to_numeric(frame.cpu_util) > 0).all(), frame.cpu_util.tolist()
     assert (frame.sm_clock_mhz == "").all() and (frame.throttle == "").all()  # CPU rows
