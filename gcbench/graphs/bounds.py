@@ -53,6 +53,16 @@ def compute(graph: Graph) -> Bounds:
     return Bounds(int(members.size), degeneracy)
 
 
+def peeling_order(graph: Graph) -> np.ndarray:
+    """The vertices (int32) in the order the min-degree bucket queue removes them (Matula &
+    Beck; Batagelj & Zaversnik's layout, ties by vertex id): each has at most δ neighbours
+    after it, so greedy coloring in the reverse order (smallest-last) needs at most δ + 1
+    colors."""
+    from gcbench.graphs._bounds import peel
+
+    return peel(graph.indptr, graph.indices)[1]
+
+
 def clique(graph: Graph) -> np.ndarray:
     """The vertices of the clique :func:`compute` counts (tests check it is one)."""
     return _search(graph)[0]
