@@ -102,7 +102,7 @@ def report(
     notes += aggregate.flag_notes(summary)
     notes += aggregate.bound_notes(summary)
     traces = load.read_traces(paths, notes)
-    graphs = summary["graph"].unique()  # the figures' short labels name them
+    labels = plots.graph_labels(list(summary["graph"].unique()))  # the figures' names
     rep = Report(
         rows=rows,
         summary=summary,
@@ -110,7 +110,7 @@ def report(
         winners=aggregate.winners(summary),
         block_sizes=aggregate.best_block_sizes(summary),
         pareto=aggregate.pareto(summary),
-        graphs=aggregate.graphs_table(summary, plots.graph_labels(list(graphs))),
+        graphs=aggregate.graphs_table(summary, labels),
         levels=aggregate.levels_table(summary),
         traces=traces,
         baseline=chosen,
@@ -130,7 +130,7 @@ def report(
         raise InputError(f"cannot create report directory {directory}: {exc.strerror}") from None
     best = aggregate.best_block_per_config(summary)
     colours = plots.palette(plots.in_order(summary["config"]))
-    style = plots.Style(colours, rep.where, rep.timing, formats, dpi)
+    style = plots.Style(colours, rep.where, rep.timing, formats, dpi, graphs=labels)
     images, missing = plots.write_plots(summary, best, rep.traces, chosen, directory, style)
     rep = replace(rep, plot_notes=tuple(missing))
     md, page = directory / "summary.md", directory / "index.html"

@@ -234,12 +234,13 @@ def bound_notes(summary: pd.DataFrame) -> list[str]:
             "no graph has a known bound on its colors (chi_lower, chi_known: recorded since"
             " result schema v4), so colors are not compared with one"
         ]
-    firsts = summary.groupby("graph", sort=False)[["chi_lower", "chi_known"]].first()
-    notes = [
-        f"{graph}: a clique of {row.chi_lower:g} was found but its source publishes χ ="
+    graphs = summary.drop_duplicates("graph")
+    overruled = graphs[graphs["chi_known"].notna() & (graphs["bound_kind"] == CLIQUE)]
+    notes = [  # graph_bounds took the clique over the published χ
+        f"{row.graph}: a clique of {row.chi_lower:g} was found but its source publishes χ ="
         f" {row.chi_known:g}; the published value does not hold for this graph, so the clique"
         " is its bound"
-        for graph, row in firsts[firsts["chi_lower"] > firsts["chi_known"]].iterrows()
+        for row in overruled.itertuples()
     ]
     below = summary[summary["colors_gap"] < 0]
     for graph, part in below.groupby("graph", sort=False):
@@ -278,6 +279,12 @@ CPU_FLAG_CAUSES = {"contended": "ran while another process used the CPU cores"}
 def gpu_rows(summary: pd.DataFrame) -> bool:
     """Whether any group ran on a GPU (the report's wording and default baseline follow)."""
     return bool((summary["backend"] == "gpu").any())
+
+
+def has_block_sizes(frame: pd.DataFrame) -> bool:
+    """Whether any group of ``frame`` has a block size: only then do the figures and tables
+    say "at its best block size"."""
+    return "block_size" in frame and bool(frame["block_size"].notna().any())
 
 
 def flag_notes(summary: pd.DataFrame) -> list[str]:

@@ -26,6 +26,7 @@ import pandas as pd
 
 from gcbench import grammar
 from gcbench.errors import InputError
+from gcbench.report.aggregate import has_block_sizes
 from gcbench.report.defaults import CLIQUE, DPI, KNOWN
 from gcbench.report.plots_panels import (
     PROFILE_IN,
@@ -231,7 +232,7 @@ def grouped_bars(
         ax.grid(axis="y", which="major", alpha=0.3)
     any_missing = table[configs].isna().to_numpy().any()
     axes[-1].set_xlabel("graph   (x: no valid run)" if any_missing else "graph")
-    blocks = bool(frame["block_size"].notna().any()) if "block_size" in frame else False
+    blocks = has_block_sizes(frame)
     labels = configs + ([reference[1]] if reference is not None else [])
     if flagged is not None and (flagged & table.notna()).to_numpy().any():
         handles.append(_flag_patch())
@@ -347,7 +348,7 @@ def _main_figures(
             title=f"Speedup over {baseline} (higher is better)",
             ylabel="speedup (×, log scale)",
         )  # fmt: skip
-    blocks = bool(best["block_size"].notna().any())
+    blocks = has_block_sizes(best)
     for value, what in (("time_ms", "time"), ("colors", "colors")):
         ratios = performance_ratios(best, value)
         if len(ratios) < 2:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from gcbench.bench.results import CLASS_SIZE_SERIES
+from gcbench.report.aggregate import has_block_sizes
 from gcbench.report.plots_style import (
     CHAR_IN,
     EDGE_COLOUR,
@@ -225,7 +226,7 @@ def trace_curves(traces: pd.DataFrame, best: pd.DataFrame, style: Style) -> Figu
         ax.set_ylabel(f"{name} (count)")
         ax.grid(alpha=0.3)
     names = [c for c in configs if c in handles]
-    blocks = bool(t["block_size"].notna().any())
+    blocks = has_block_sizes(t)
     add_legend(board, [handles[c] for c in names], names, legend_title(blocks))
     return fit(board)
 
@@ -268,7 +269,7 @@ def class_balance(best: pd.DataFrame, traces: pd.DataFrame | None, style: Style)
     drawn = any(key in dots for key in zip(data["graph"], data["config"], strict=True))
     parts = ["bar: smallest to largest class", "tick: mean n / colors",
              *(["dots: every class"] if drawn else []), "right: CV of the class sizes"]  # fmt: skip
-    blocks = bool(data["block_size"].notna().any())
+    blocks = has_block_sizes(data)
     caption = " · ".join(parts) + (" · GPU: at its best block size" if blocks else "")
     height = rows * (0.7 + BALANCE_ROW_IN * len(configs)) + 1.0
     board = canvas((side + cols * width + 0.4, height), "Color class sizes",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
-from gcbench.report.aggregate import config_gaps
+from gcbench.report.aggregate import config_gaps, gpu_rows, has_block_sizes
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -247,7 +247,7 @@ def result_sections(summary: pd.DataFrame) -> list[Section]:
         speedup_ci=[interval(lo, hi) for lo, hi in
                     zip(summary["speedup_ci_low"], summary["speedup_ci_high"], strict=True)],
     )  # fmt: skip
-    gpu = bool((summary["backend"] == "gpu").any())
+    gpu = gpu_rows(summary)
     speedups = bool(summary["speedup"].notna().any())
     sections = []
     for graph, part in frame.groupby("graph", sort=False):
@@ -357,10 +357,9 @@ def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
         out.append(graphs)
     gaps = config_gaps(rep.summary)
     if gaps["graphs"].gt(0).any() and rep.graphs["bound"].notna().sum() > 1:
-        blocks = bool(rep.summary["block_size"].notna().any())
         out.append(Section(
             "Colors over the bound per configuration"
-            + (" (at its fastest block size)" if blocks else ""),
+            + (" (at its fastest block size)" if has_block_sizes(rep.summary) else ""),
             _display(gaps, [
                 ("config", "configuration", str), ("graphs", "graphs", count),
                 ("at_bound", "reaches it", count), ("gap_median", "over bound median", count),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import io
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 
@@ -39,16 +39,11 @@ _BYTES_PER_EDGE = 16
 _LENGTH_LINE = 32  # the preamble length's line is read with this limit
 
 
-def row_offset(row: int) -> int:
-    """Where row ``row`` starts in the bitmap (bytes): sum of (r + 8) // 8 over r < row."""
+def row_offset(row: Any) -> Any:
+    """Where row ``row`` starts in the bitmap (bytes): sum of (r + 8) // 8 over r < row; of
+    each row when ``row`` is an int64 array."""
     q, s = divmod(row, 8)
     return row + 4 * q * (q - 1) + s * q
-
-
-def _row_offsets(rows: np.ndarray) -> np.ndarray:
-    """:func:`row_offset` of every row in the int64 array ``rows``."""
-    q, s = np.divmod(rows, 8)
-    return rows + 4 * q * (q - 1) + s * q
 
 
 def read_dimacs_binary(path: Path, *, name: str) -> Graph:
@@ -165,7 +160,7 @@ def _decode(handle: IO[bytes], path: Path, n: int, m: int, size: int) -> np.ndar
         pos = np.flatnonzero(np.unpackbits(np.frombuffer(data, dtype=np.uint8)))
         if pos.size:
             byte = pos >> 3
-            starts = _row_offsets(np.arange(first, end, dtype=np.int64)) - start
+            starts = row_offset(np.arange(first, end, dtype=np.int64)) - start
             local = np.searchsorted(starts, byte, side="right") - 1
             col = ((byte - starts[local]) << 3) | (pos & 7)
             row = local + first
@@ -200,7 +195,7 @@ def write_dimacs_binary(graph: Graph, path: Path | str) -> None:
     rows, cols = higher.astype(np.int64), lower.astype(np.int64)
     bitmap = np.zeros(row_offset(graph.n), dtype=np.uint8)
     masks = np.right_shift(0x80, cols & 7).astype(np.uint8)
-    np.bitwise_or.at(bitmap, _row_offsets(rows) + (cols >> 3), masks)
+    np.bitwise_or.at(bitmap, row_offset(rows) + (cols >> 3), masks)
     preamble = f"c {graph.name}\np edge {graph.n} {graph.m}\n".encode()
     with open_writer(path) as handle:
         handle.write(b"%d\n" % len(preamble) + preamble)
