@@ -81,10 +81,13 @@ static_assert(GCB_HIGH_DEGREE == 32, "pending[] and hbits[] are laid out for deg
 #ifndef GCB_C_CONVENTIONAL
 #define GCB_C_CONVENTIONAL 6
 #endif
+#ifndef GCB_C_CORE
+#define GCB_C_CORE 7
+#endif
 static_assert(GCB_C_WORKLIST < GCB_COUNTERS && GCB_C_CAPPED < GCB_COUNTERS &&
                   GCB_C_PASSES_HIGH < GCB_COUNTERS && GCB_C_PASSES_LOW < GCB_COUNTERS &&
                   GCB_C_INIT < GCB_COUNTERS && GCB_C_SHORTCUT < GCB_COUNTERS &&
-                  GCB_C_CONVENTIONAL < GCB_COUNTERS,
+                  GCB_C_CONVENTIONAL < GCB_COUNTERS && GCB_C_CORE < GCB_COUNTERS,
               "every counters[] slot lies before the traces");
 
 #define FULL_MASK GCB_FULL_MASK
@@ -137,14 +140,18 @@ __device__ __forceinline__ void store_state(volatile unsigned* p, const unsigned
 }
 
 // ---------------------------------------------------------------------------------------------
-// Alg. 1: priorities, the DAG of higher-priority neighbours, initial possible colors, and the
-// worklist of high-degree vertices. Low-degree vertices at thread granularity, high-degree
-// ones by the whole warp (ballot-compacted into dag[]). Roots (no in-neighbour) take color 0.
+// Alg. 1 for the low-degree vertices: priorities, the in-neighbours as pending adjacency
+// positions, the initial possible colors; roots (no in-neighbour) take color 0. The vertices of
+// degree >= GCB_HIGH_DEGREE only go on the worklist: ecl_dag builds their in-neighbour lists,
+// spread over the grid, so a warp that meets a run of hubs (R-MAT's low ids) does not hold up
+// the kernel. Those of degree > core_degree (at most one per ecl_high warp, chosen by the host)
+// are the core: they go on the worklist's core part, from its end (worklist[n - 1 - i]),
+// GCB_C_CORE of them; the others on its front, GCB_C_WORKLIST of them (docs/ecl-gc.md, "The
+// hub phase").
 extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_init(
     const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
-    int* __restrict__ dag, unsigned* __restrict__ posscol, unsigned* __restrict__ pending,
-    unsigned long long* __restrict__ hstate, unsigned* __restrict__ hbits,
-    int* __restrict__ worklist, int* __restrict__ colors, int* __restrict__ counters)
+    unsigned* __restrict__ posscol, unsigned* __restrict__ pending, int* __restrict__ worklist,
+    int* __restrict__ colors, int* __restrict__ counters, const int core_degree)
 {
     const int lane = threadIdx.x & 31;
     int roots = 0;
@@ -169,14 +176,127 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_init(
             colors[v] = k == 0 ? 0 : GCB_UNCOLORED;
             roots += k == 0;
         }
-        const unsigned highs = __ballot_sync(FULL_MASK, high);
+        const unsigned highs = __ballot_sync(FULL_MASK, high && deg <= core_degree);
         if (highs) {
             int slot = 0;
             if (lane == 0) slot = atomicAdd(&counters[GCB_C_WORKLIST], __popc(highs));
             slot = __shfl_sync(FULL_MASK, slot, 0);
-            if (high) worklist[slot + __popc(highs & lanemask_lt())] = v;
+            if (highs >> lane & 1u) worklist[slot + __popc(highs & lanemask_lt())] = v;
         }
-        for (unsigned todo = highs; todo; todo &= todo - 1) {
+        const unsigned cores = __ballot_sync(FULL_MASK, high && deg > core_degree);
+        if (cores) {
+            int slot = 0;
+            if (lane == 0) slot = atomicAdd(&counters[GCB_C_CORE], __popc(cores));
+            slot = __shfl_sync(FULL_MASK, slot, 0);
+            if (cores >> lane & 1u) worklist[n - 1 - slot - __popc(cores & lanemask_lt())] = v;
+        }
+    }
+    roots = __reduce_add_sync(FULL_MASK, roots);
+    if (lane == 0 && roots) atomicAdd(&counters[GCB_C_INIT], roots);
+}
+
+// Degree from which ecl_dag builds a high-degree vertex's list with a whole block rather than
+// one warp: 32 of a warp's 32-neighbour steps.
+#define HUB_DEGREE 1024
+
+// Item i of the worklist's two parts as one list: the front's `size` items, then the core's.
+__device__ __forceinline__ int listed(const int* __restrict__ worklist, const long long i,
+                                      const int size, const int n)
+{
+    return i < size ? worklist[i] : worklist[n - 1 - (int)(i - size)];
+}
+
+// Whether u precedes w (priority pw, see priority()) in the coloring order.
+__device__ __forceinline__ bool precedes(const int u, const int* __restrict__ indptr,
+                                         const unsigned long long pw)
+{
+    return priority(u, indptr[u + 1] - indptr[u]) > pw;
+}
+
+// The rest of Alg. 1 for the high-degree vertex w with k in-neighbours, once its list is
+// built: colors 32..k possible (hbits, written by the calling group's `lane` of `lanes`), its
+// state, and color 0 if it is a root. Returns whether it is one (counted once, by lane 0).
+__device__ __forceinline__ bool high_start(const int w, const int wbeg, const int k,
+                                           const int lane, const int lanes,
+                                           unsigned* __restrict__ posscol,
+                                           unsigned* __restrict__ pending,
+                                           unsigned long long* __restrict__ hstate,
+                                           unsigned* __restrict__ hbits, int* __restrict__ colors)
+{
+    for (int j = 1 + lane; j <= k / 32; j += lanes) hbits[wbeg / 32 + j] = FULL_MASK;
+    if (lane != 0) return false;
+    posscol[w] = first_colors(k);
+    pending[w] = k;
+    hstate[w] = k == 0 ? pack(COLORED, 0) : pack(k, 0);
+    colors[w] = k == 0 ? 0 : GCB_UNCOLORED;
+    return k == 0;
+}
+
+// Alg. 1 for the worklist's vertices: each one's in-neighbours, ballot-compacted into dag[]
+// (from its row start), then high_start. Hubs (degree >= HUB_DEGREE) are built by a whole
+// block, its warps appending their 32-neighbour steps through a shared counter (so a hub's
+// list is in no fixed order: it is a set, and the colors do not depend on it); the others by
+// one warp each. Blocks and warps take the worklist's items interleaved (item i to block i mod
+// blocks, resp. warp i mod warps), so runs of neighbouring hubs are spread out.
+extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_dag(
+    const int n, const int* __restrict__ indptr, const int* __restrict__ indices, int* __restrict__ dag,
+    unsigned* __restrict__ posscol, unsigned* __restrict__ pending,
+    unsigned long long* __restrict__ hstate, unsigned* __restrict__ hbits,
+    const int* __restrict__ worklist, int* __restrict__ colors, int* __restrict__ counters)
+{
+    __shared__ int hubs[GCB_BLOCK];
+    __shared__ int found, kept;
+    const int lane = threadIdx.x & 31;
+    const int size = counters[GCB_C_WORKLIST], all = size + counters[GCB_C_CORE];
+    int roots = 0;
+    // hubs, one block each: this block's items are blockIdx.x + j * gridDim.x
+    for (long long base = blockIdx.x; base < all; base += (long long)blockDim.x * gridDim.x) {
+        if (threadIdx.x == 0) found = 0;
+        __syncthreads();
+        const long long item = base + (long long)threadIdx.x * gridDim.x;
+        if (item < all) {
+            const int v = listed(worklist, item, size, n);
+            if (indptr[v + 1] - indptr[v] >= HUB_DEGREE) hubs[atomicAdd(&found, 1)] = v;
+        }
+        __syncthreads();
+        for (int h = 0; h < found; h++) {
+            const int w = hubs[h], wbeg = indptr[w], wdeg = indptr[w + 1] - wbeg;
+            const unsigned long long pw = priority(w, wdeg);
+            if (threadIdx.x == 0) kept = 0;
+            __syncthreads();
+            for (int i0 = threadIdx.x - lane; i0 < wdeg; i0 += blockDim.x) {
+                const int i = i0 + lane;
+                int u = 0;
+                bool in = false;
+                if (i < wdeg) {
+                    u = indices[wbeg + i];
+                    in = precedes(u, indptr, pw);
+                }
+                const unsigned b = __ballot_sync(FULL_MASK, in);
+                int slot = 0;
+                if (lane == 0 && b) slot = atomicAdd(&kept, __popc(b));
+                slot = __shfl_sync(FULL_MASK, slot, 0);
+                if (in) dag[wbeg + slot + __popc(b & lanemask_lt())] = u;
+            }
+            __syncthreads();
+            roots += high_start(w, wbeg, kept, threadIdx.x, blockDim.x, posscol, pending, hstate,
+                                hbits, colors);
+            __syncthreads();  // `kept` is read before the next hub resets it
+        }
+        __syncthreads();  // `found` is read before the next window resets it
+    }
+    // the others, one warp each: this warp's items are warp + j * warps, 32 read at once
+    const int warp = (gcb_tid() - lane) / 32, warps = gcb_stride() / 32;
+    for (long long base = warp; base < all; base += 32LL * warps) {
+        const long long item = base + (long long)lane * warps;
+        int v = 0, beg = 0, deg = 0;
+        if (item < all) {
+            v = listed(worklist, item, size, n);
+            beg = indptr[v];
+            deg = indptr[v + 1] - beg;
+        }
+        for (unsigned todo = __ballot_sync(FULL_MASK, item < all && deg < HUB_DEGREE); todo;
+             todo &= todo - 1) {
             const int src = __ffs(todo) - 1;
             const int w = __shfl_sync(FULL_MASK, v, src);
             const int wbeg = __shfl_sync(FULL_MASK, beg, src);
@@ -189,20 +309,13 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_init(
                 bool in = false;
                 if (i < wdeg) {
                     u = indices[wbeg + i];
-                    in = priority(u, indptr[u + 1] - indptr[u]) > pw;
+                    in = precedes(u, indptr, pw);
                 }
                 const unsigned b = __ballot_sync(FULL_MASK, in);
                 if (in) dag[wbeg + k + __popc(b & lanemask_lt())] = u;
                 k += __popc(b);
             }
-            for (int j = 1 + lane; j <= k / 32; j += 32) hbits[wbeg / 32 + j] = FULL_MASK;
-            if (lane == src) {
-                posscol[w] = first_colors(k);
-                pending[w] = k;
-                hstate[w] = k == 0 ? pack(COLORED, 0) : pack(k, 0);
-                colors[w] = k == 0 ? 0 : GCB_UNCOLORED;
-                roots += k == 0;
-            }
+            roots += high_start(w, wbeg, k, lane, 32, posscol, pending, hstate, hbits, colors);
         }
     }
     roots = __reduce_add_sync(FULL_MASK, roots);
@@ -228,95 +341,172 @@ __device__ __forceinline__ int high_best(const volatile unsigned* __restrict__ w
     return worst;
 }
 
-// Alg. 2: the high-degree vertices of the worklist, one warp per vertex, persistent and
-// asynchronous. Colored in-neighbours clear their color and leave dag[] (compacted in
-// place); Shortcut 1 is approximated with each uncolored in-neighbour's [best, worst] range.
+// Alg. 2, one visit of the uncolored high-degree vertex v by its warp (every argument
+// warp-uniform: sv = hstate[v], beg = indptr[v], count = pending[v], pcol = posscol[v], read
+// by v's lane beforehand). Colored in-neighbours clear their color and leave dag[] (compacted
+// in place); Shortcut 1 is approximated with each uncolored in-neighbour's [best, worst]
+// range. Returns whether v was colored.
+__device__ __forceinline__ bool high_visit(const int v, const unsigned long long sv,
+                                           const int beg, const int count, const unsigned pcol,
+                                           int* __restrict__ dag,
+                                           volatile unsigned* __restrict__ posscol,
+                                           volatile unsigned* __restrict__ pending,
+                                           volatile unsigned long long* __restrict__ hstate,
+                                           volatile unsigned* __restrict__ hbits,
+                                           int* __restrict__ colors, int& by_shortcut)
+{
+    const int lane = threadIdx.x & 31;
+    const int worst = (int)(sv >> 32), best = (int)(unsigned)sv;
+    volatile unsigned* const words = hbits + beg / 32;
+    unsigned taken = 0;  // colors < 32 of colored in-neighbours seen by this lane
+    bool blocked = false;  // an uncolored in-neighbour may still take `best`
+    int kept = 0;
+    for (int i0 = 0; i0 < count; i0 += 32) {
+        const int i = i0 + lane;
+        int u = 0;
+        bool keep = false;
+        if (i < count) {
+            u = dag[beg + i];
+            const unsigned long long su = hstate[u];
+            const unsigned hi = (unsigned)(su >> 32), lo = (unsigned)su;
+            if (hi == COLORED) {
+                if (lo < 32)
+                    taken |= MSB >> lo;
+                else if ((int)lo >= best && (int)lo <= worst)
+                    atomicAnd((unsigned*)&words[lo / 32], ~(MSB >> (lo % 32)));
+            } else {
+                keep = true;
+                blocked |= (int)lo <= best && best <= (int)hi;
+            }
+        }
+        const unsigned b = __ballot_sync(FULL_MASK, keep);
+        if (keep) dag[beg + kept + __popc(b & lanemask_lt())] = u;
+        kept += __popc(b);
+    }
+    taken = __reduce_or_sync(FULL_MASK, taken);
+    blocked = __any_sync(FULL_MASK, blocked);
+    __syncwarp();
+    const unsigned first = pcol & ~taken;
+    const int nbest = first ? __clz(first) : high_best(words, best, worst, lane);
+    const bool shortcut = USE_SC1 && kept > 0 && !blocked && nbest == best;
+    const bool done = kept == 0 || shortcut;
+    if (lane == 0) {
+        if (done) {
+            colors[v] = nbest;
+            posscol[v] = nbest < 32 ? MSB >> nbest : 0u;
+            hstate[v] = pack(COLORED, nbest);
+        } else {
+            posscol[v] = first;
+            pending[v] = kept;
+            if (nbest != best) hstate[v] = pack(worst, nbest);
+        }
+    }
+    by_shortcut += done && shortcut;
+    __syncwarp();
+    return done;
+}
+
+// One visit of the warp's core vertex `front` (none once it is -1, warp-uniform), from its
+// current state; sets front to -1 once it is colored. Returns whether this visit colored it.
+__device__ __forceinline__ bool front_visit(int& front, const int beg, int* __restrict__ dag,
+                                            volatile unsigned* __restrict__ posscol,
+                                            volatile unsigned* __restrict__ pending,
+                                            volatile unsigned long long* __restrict__ hstate,
+                                            volatile unsigned* __restrict__ hbits,
+                                            int* __restrict__ colors, int& by_shortcut)
+{
+    if (front < 0) return false;
+    const unsigned long long sv = hstate[front];
+    if ((unsigned)(sv >> 32) == COLORED) {  // a root, colored by ecl_dag
+        front = -1;
+        return false;
+    }
+    const bool done = high_visit(front, sv, beg, (int)pending[front], posscol[front], dag,
+                                 posscol, pending, hstate, hbits, colors, by_shortcut);
+    if (done) front = -1;
+    return done;
+}
+
+// Alg. 2: the high-degree vertices of the worklist, persistent and asynchronous.
+// - The core (the worklist's end: the highest degrees, at most one vertex per warp, ecl_init)
+//   is where JP-LDF's longest chains of dependencies run (each hub waits for the hubs above
+//   it). Warp w owns core vertex w as its `front` and visits it again after each of its other
+//   visits, so a link of such a chain costs a visit or two, not a whole pass of the warp.
+// - Warp w also owns items w + j * warps of the worklist's front part (and of the core
+//   vertices past one per warp, should the host's core_degree leave any), 32 of them per step
+//   (one per lane). A pass reads the state of a step's vertices in parallel, one lane each
+//   (with the row start, pending count and possible colors of the open ones), and the warp
+//   then visits only the open ones, one after the other (high_visit): a colored vertex costs
+//   one lane's load, not a warp's visit. Steps whose vertices are all colored are skipped
+//   without a load (`closed`, one bit per step for the first 32 steps).
 extern "C" __global__ void __launch_bounds__(GCB_BLOCK, GCB_MIN_BLOCKS) ecl_high(
-    const int* __restrict__ indptr, int* __restrict__ dag, volatile unsigned* __restrict__ posscol,
-    volatile unsigned* __restrict__ pending, volatile unsigned long long* __restrict__ hstate,
-    volatile unsigned* __restrict__ hbits, const int* __restrict__ worklist,
-    int* __restrict__ colors, int* __restrict__ counters, int* __restrict__ trace,
-    const int cap, const int trace_len)
+    const int n, const int* __restrict__ indptr, int* __restrict__ dag,
+    volatile unsigned* __restrict__ posscol, volatile unsigned* __restrict__ pending,
+    volatile unsigned long long* __restrict__ hstate, volatile unsigned* __restrict__ hbits,
+    const int* __restrict__ worklist, int* __restrict__ colors, int* __restrict__ counters,
+    int* __restrict__ trace, const int cap, const int trace_len)
 {
     const int lane = threadIdx.x & 31;
     const int warp = (gcb_tid() - lane) / 32;
     const int warps = gcb_stride() / 32;
-    const int size = counters[GCB_C_WORKLIST];
-    if (size == 0) return;
+    const int size = counters[GCB_C_WORKLIST], core = counters[GCB_C_CORE];
+    if (size == 0 && core == 0) return;
     trace = trace_copy(trace, trace_len);
-    int by_shortcut = 0, conventional = 0, pass = 0;
+    int front = warp < core ? worklist[n - 1 - warp] : -1;
+    // the front part, then any core vertices past one per warp (the host avoids them)
+    const int rest = size + max(0, core - warps);
+    const int front_beg = front < 0 ? 0 : indptr[front];
+    int by_shortcut = 0, colored_all = 0, pass = 0;
+    unsigned closed = 0;  // bit k: every vertex of step k is colored
     for (bool again = true; again; pass++) {
         if (pass == cap) {
             if (lane == 0) atomicExch(&counters[GCB_C_CAPPED], 1);
             break;
         }
         again = false;
-        int colored = 0;
-        for (int item = warp; item < size; item += warps) {
-            // per-vertex values are broadcast from lane 0 so that every lane takes the same path
-            const int v = worklist[item];
-            const unsigned long long sv = __shfl_sync(FULL_MASK, hstate[v], 0);
-            if ((unsigned)(sv >> 32) == COLORED) continue;
-            const int worst = (int)(sv >> 32), best = (int)(unsigned)sv;
-            const int beg = indptr[v];
-            const int count = __shfl_sync(FULL_MASK, (int)pending[v], 0);
-            volatile unsigned* const words = hbits + beg / 32;
-            unsigned taken = 0;  // colors < 32 of colored in-neighbours seen by this lane
-            bool blocked = false;  // an uncolored in-neighbour may still take `best`
-            int kept = 0;
-            for (int i0 = 0; i0 < count; i0 += 32) {
-                const int i = i0 + lane;
-                int u = 0;
-                bool keep = false;
-                if (i < count) {
-                    u = dag[beg + i];
-                    const unsigned long long su = hstate[u];
-                    const unsigned hi = (unsigned)(su >> 32), lo = (unsigned)su;
-                    if (hi == COLORED) {
-                        if (lo < 32)
-                            taken |= MSB >> lo;
-                        else if ((int)lo >= best && (int)lo <= worst)
-                            atomicAnd((unsigned*)&words[lo / 32], ~(MSB >> (lo % 32)));
-                    } else {
-                        keep = true;
-                        blocked |= (int)lo <= best && best <= (int)hi;
-                    }
+        int colored = front_visit(front, front_beg, dag, posscol, pending, hstate, hbits, colors,
+                                  by_shortcut);
+        for (long long base = warp, step = 0; base < rest; base += 32LL * warps, step++) {
+            if (step < 32 && (closed >> step & 1u)) continue;
+            const long long item = base + (long long)lane * warps;
+            int v = 0, beg = 0, count = 0;
+            unsigned long long sv = 0;
+            unsigned pcol = 0;
+            bool open = false;
+            if (item < rest) {
+                v = listed(worklist, item, size, n - warps);
+                sv = hstate[v];
+                open = (unsigned)(sv >> 32) != COLORED;
+                if (open) {
+                    beg = indptr[v];
+                    count = (int)pending[v];
+                    pcol = posscol[v];
                 }
-                const unsigned b = __ballot_sync(FULL_MASK, keep);
-                if (keep) dag[beg + kept + __popc(b & lanemask_lt())] = u;
-                kept += __popc(b);
             }
-            taken = __reduce_or_sync(FULL_MASK, taken);
-            blocked = __any_sync(FULL_MASK, blocked);
-            __syncwarp();
-            const unsigned first = __shfl_sync(FULL_MASK, posscol[v], 0) & ~taken;
-            const int nbest = first ? __clz(first) : high_best(words, best, worst, lane);
-            const bool shortcut = USE_SC1 && kept > 0 && !blocked && nbest == best;
-            if (kept == 0 || shortcut) {
-                if (lane == 0) {
-                    colors[v] = nbest;
-                    posscol[v] = nbest < 32 ? MSB >> nbest : 0u;
-                    hstate[v] = pack(COLORED, nbest);
-                }
-                colored++;
-                by_shortcut += shortcut;
-                conventional += !shortcut;
-            } else {
-                if (lane == 0) {
-                    posscol[v] = first;
-                    pending[v] = kept;
-                    if (nbest != best) hstate[v] = pack(worst, nbest);
-                }
-                again = true;
+            unsigned todo = __ballot_sync(FULL_MASK, open);
+            if (step < 32 && !todo) closed |= 1u << step;
+            for (; todo; todo &= todo - 1) {
+                const int src = __ffs(todo) - 1;
+                const bool done = high_visit(
+                    __shfl_sync(FULL_MASK, v, src), __shfl_sync(FULL_MASK, sv, src),
+                    __shfl_sync(FULL_MASK, beg, src), __shfl_sync(FULL_MASK, count, src),
+                    __shfl_sync(FULL_MASK, pcol, src), dag, posscol, pending, hstate, hbits,
+                    colors, by_shortcut);
+                colored += done;
+                again |= !done;
+                colored += front_visit(front, front_beg, dag, posscol, pending, hstate, hbits,
+                                       colors, by_shortcut);
             }
-            __syncwarp();
         }
+        again |= front >= 0;
+        colored_all += colored;
         if (lane == 0 && colored) atomicAdd(&trace[min(pass, trace_len - 1)], colored);
     }
     if (lane == 0) {
         atomicMax(&counters[GCB_C_PASSES_HIGH], pass);
         if (by_shortcut) atomicAdd(&counters[GCB_C_SHORTCUT], by_shortcut);
-        if (conventional) atomicAdd(&counters[GCB_C_CONVENTIONAL], conventional);
+        if (colored_all > by_shortcut)
+            atomicAdd(&counters[GCB_C_CONVENTIONAL], colored_all - by_shortcut);
     }
 }
 

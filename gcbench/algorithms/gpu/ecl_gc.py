@@ -39,6 +39,7 @@ from gcbench.errors import RoundCapError
 SHORTCUTS = {"none": 0, "sc1": 1, "sc2": 2, "both": 3}  # GCB_SHORTCUTS: bit 0 Shortcut 1, bit 1 2
 BLOCK = 512  # the original's threads per block
 KERNEL = "ecl_gc"  # kernels/ecl_gc.cu
+KERNELS = ("ecl_init", "ecl_dag", "ecl_high", "ecl_low")  # one coloring's, in launch order
 HIGH_DEGREE = 32  # degree from which a vertex is on the worklist
 TRACE_PASSES = 1 << 14  # per-pass trace slots per kernel; later passes share the last one
 TRACE_COPIES = 32  # copies of each kernel's trace, one per warp % TRACE_COPIES
@@ -57,6 +58,7 @@ class Counter(enum.IntEnum):
     INIT = 4  # roots ecl_init colored
     SHORTCUT = 5  # vertices colored by a shortcut
     CONVENTIONAL = 6  # ecl_high's other colorings less ecl_low's shortcut ones (_resolve)
+    CORE = 7  # vertices on the worklist's core part (ecl_init counts them)
 
 
 COUNTERS = 16  # ints of counters[] before the traces (room for more slots)
@@ -197,6 +199,13 @@ def coloring_grid(g: runtime.DeviceGraph, block: int, shortcuts: str) -> Colorin
     return ColoringGrid(blocks=blocks, ordered=orders_pass0(in_l2, span, blocks * block))
 
 
+def core_degree(high: np.ndarray, warps: int) -> int:
+    """The degree above which a vertex is in ``ecl_high``'s core, one per warp: the
+    ``warps``-th largest of the high degrees ``high`` (largest first) when there are more, so
+    that at most ``warps`` exceed it; else every high-degree vertex is in the core."""
+    return int(high[warps]) if len(high) > warps else HIGH_DEGREE - 1
+
+
 def geometry(block: int = BLOCK, shortcuts: str = "both") -> dict[str, dict[str, int]]:
     """Blocks, registers and local (spill) bytes of the persistent kernels."""
     return {
@@ -226,7 +235,7 @@ class _Scratch:
     worklist: Any  # int32[n]
     stats: Any  # int32[COUNTERS + 2 * TRACE]: counters, then the kernels' per-pass traces
     colors: Any  # int32[n]
-    high: int  # vertices of degree >= 32 (the worklist's length)
+    high: Any  # numpy int64[]: the degrees >= 32, largest first (the worklist's vertices)
     graphs: dict[tuple[Any, ...], Any] = field(default_factory=dict)  # captured launches
     clean: bool = True
 
@@ -244,7 +253,7 @@ def _scratch(dgraph: runtime.DeviceGraph) -> _Scratch:
             worklist=cp.empty(max(g.n, 1), dtype=cp.int32),
             stats=cp.zeros(COUNTERS + 2 * TRACE, dtype=cp.int32),
             colors=cp.empty(g.n, dtype=cp.int32),
-            high=int(np.count_nonzero(g.host.degrees >= HIGH_DEGREE)),
+            high=-np.sort(-g.host.degrees[g.host.degrees >= HIGH_DEGREE]),
         )
 
     return dgraph.extra("ecl-gc", build)
@@ -333,21 +342,32 @@ def _launch(
     common = dict(indptr=g.indptr, posscol=s.posscol, pending=s.pending, colors=s.colors,
                   counters=s.stats[:COUNTERS])  # fmt: skip
     passes = dict(cap=np.int32(cap), trace_len=np.int32(TRACE_PASSES))
+    high = len(s.high)
+    warp_each = runtime.grid_for(32 * high, block)  # ecl_dag's and ecl_high's: a warp a vertex
+    high_blocks = min(_persistent_blocks("ecl_high", block, shortcuts), warp_each)
     _kernel("ecl_init", block, shortcuts)(
         (grid.blocks,),
         (block,),
-        runtime.kernel_args(KERNEL, "ecl_init", n=np.int32(g.n), indices=g.indices, dag=s.dag,
-                            hstate=s.hstate, hbits=s.hbits, worklist=s.worklist, **common),
+        runtime.kernel_args(KERNEL, "ecl_init", n=np.int32(g.n), indices=g.indices,
+                            worklist=s.worklist,
+                            core_degree=np.int32(core_degree(s.high, high_blocks * block // WARP)),
+                            **common),
     )  # fmt: skip
     mark("ecl_init")
-    if s.high:
-        high_blocks = _persistent_blocks("ecl_high", block, shortcuts)
-        _kernel("ecl_high", block, shortcuts)(
-            (min(high_blocks, runtime.grid_for(32 * s.high, block)),),
+    if high:
+        lists = dict(n=np.int32(g.n), dag=s.dag, hstate=s.hstate, hbits=s.hbits,
+                     worklist=s.worklist, **common)  # fmt: skip
+        _kernel("ecl_dag", block, shortcuts)(
+            (min(_persistent_blocks("ecl_dag", block, shortcuts), warp_each),),
             (block,),
-            runtime.kernel_args(KERNEL, "ecl_high", dag=s.dag, hstate=s.hstate, hbits=s.hbits,
-                                worklist=s.worklist, trace=s.stats[COUNTERS : COUNTERS + TRACE],
-                                **passes, **common),
+            runtime.kernel_args(KERNEL, "ecl_dag", indices=g.indices, **lists),
+        )  # fmt: skip
+        mark("ecl_dag")
+        _kernel("ecl_high", block, shortcuts)(
+            (high_blocks,),
+            (block,),
+            runtime.kernel_args(KERNEL, "ecl_high", trace=s.stats[COUNTERS : COUNTERS + TRACE],
+                                **passes, **lists),
         )  # fmt: skip
         mark("ecl_high")
     _kernel("ecl_low", block, shortcuts)(
@@ -385,7 +405,7 @@ def _capture(g: runtime.DeviceGraph, s: _Scratch, block: int, shortcuts: str, ca
     """:func:`_launch` captured once as a CUDA graph: a run is then one launch (no Python
     work per kernel while the device waits), replayed on the current stream."""
     cp = runtime.cupy()
-    for name in ("ecl_init", "ecl_high", "ecl_low"):  # load modules before, not in, the capture
+    for name in KERNELS:  # load modules before, not in, the capture
         _kernel(name, block, shortcuts)
         _persistent_blocks(name, block, shortcuts)
     stream = cp.cuda.Stream(non_blocking=True)

@@ -126,6 +126,22 @@ def test_pass_0_past_eight_steps_keeps_band_order(on_gpu, monkeypatch):
         assert np.array_equal(outcome.colors, reference), shortcuts
 
 
+@pytest.mark.parametrize("core", ["none", "some", "all"])
+def test_core_and_front_parts_equal_greedy_ldf(on_gpu, monkeypatch, core):
+    # the hub graph has hubs of every size (a block builds the lists of degree >= 1024); with
+    # the core forced empty, to 100 vertices, and to every high-degree vertex (a fresh copy,
+    # so a fresh capture), ecl_high's two parts and ecl_dag's two lists still give LDF's colors
+    graph, _, reference = on_gpu(HUB)
+    degrees = {"none": lambda high, warps: int(high[0]), "some": lambda high, warps: int(high[100]),
+               "all": lambda high, warps: ecl_gc.HIGH_DEGREE - 1}[core]  # fmt: skip
+    monkeypatch.setattr(ecl_gc, "core_degree", degrees)
+    prepared = prepare(graph, "gpu")
+    spec_ = algorithms.get("ecl-gc")
+    for shortcuts in ("both", "none"):
+        outcome = execute(spec_, prepared, 512, spec_.resolve_params({"shortcuts": shortcuts}))
+        assert np.array_equal(outcome.colors, reference), (core, shortcuts)
+
+
 @pytest.mark.parametrize("block_size", [64, 128, 1024])
 def test_block_size_changes_nothing(on_gpu, block_size):
     spec = "gen:kron?scale=16&edgefactor=48"

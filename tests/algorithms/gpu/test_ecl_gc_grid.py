@@ -8,7 +8,9 @@ import pytest
 
 from gcbench import load_graph
 from gcbench.algorithms.gpu.ecl_gc import (
+    HIGH_DEGREE,
     coloring_blocks_per_sm,
+    core_degree,
     fits_l2,
     l2_list_path,
     median_edge_span,
@@ -86,3 +88,13 @@ def test_pass_0_in_order_only_where_neighbours_share_a_band():
     assert orders_pass0(True, 4, threads)  # delaunay: neighbours a few ids apart
     assert not orders_pass0(True, threads, threads)  # random ids: a band apart or more
     assert not orders_pass0(False, 4, threads)  # past L2, or lanes alone
+
+
+@pytest.mark.parametrize("warps", [1, 2, 3, 4, 5, 6])
+def test_the_core_is_at_most_one_vertex_per_warp(warps):
+    high = np.array([900, 500, 500, 40, 32])  # largest first, as _scratch keeps them
+    threshold = core_degree(high, warps)
+    core = int(np.count_nonzero(high > threshold))
+    assert core <= warps
+    assert core == {1: 1, 2: 1, 3: 3, 4: 4, 5: 5, 6: 5}[warps]  # ties stay out together
+    assert (threshold == HIGH_DEGREE - 1) == (warps >= len(high))

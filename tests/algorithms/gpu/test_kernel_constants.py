@@ -176,11 +176,15 @@ def test_every_kernel_signature_is_read(family):
 
 def test_kernel_params_of_the_ecl_gc_launches():
     assert runtime.kernel_params("ecl_gc", "ecl_init") == (
+        "n", "indptr", "indices", "posscol", "pending", "worklist", "colors", "counters",
+        "core_degree",
+    )  # fmt: skip
+    assert runtime.kernel_params("ecl_gc", "ecl_dag") == (
         "n", "indptr", "indices", "dag", "posscol", "pending", "hstate", "hbits", "worklist",
         "colors", "counters",
     )  # fmt: skip
     assert runtime.kernel_params("ecl_gc", "ecl_high") == (
-        "indptr", "dag", "posscol", "pending", "hstate", "hbits", "worklist", "colors",
+        "n", "indptr", "dag", "posscol", "pending", "hstate", "hbits", "worklist", "colors",
         "counters", "trace", "cap", "trace_len",
     )  # fmt: skip
     assert runtime.kernel_params("ecl_gc", "ecl_low") == (
