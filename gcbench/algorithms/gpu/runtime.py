@@ -242,6 +242,7 @@ class DeviceGraph:
     host: Graph
     indptr: Any
     indices: Any
+    max_degree: int  # known at the upload, from the host's offsets (auto's feature)
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -256,14 +257,10 @@ class DeviceGraph:
     def name(self) -> str:
         return self.host.name
 
-    @property
-    def max_degree(self) -> int:
-        return self.host.max_degree
-
     def fresh(self) -> DeviceGraph:
         """The same device arrays with no extras: what an algorithm's setup starts from, so its
         ``setup_ms`` never depends on which algorithm ran before it on this graph."""
-        return DeviceGraph(self.host, self.indptr, self.indices)
+        return DeviceGraph(self.host, self.indptr, self.indices, self.max_degree)
 
     def extra(self, key: str, build: Callable[[DeviceGraph], Any]) -> Any:
         """The extra called ``key``, built by ``build(self)`` the first time it is asked for."""
@@ -278,7 +275,7 @@ def to_device(graph: Graph) -> DeviceGraph:
     cp = cupy()
     indptr = cp.asarray(graph.indptr.astype(np.int32))
     indices = cp.asarray(graph.indices)
-    return DeviceGraph(graph, indptr, indices)
+    return DeviceGraph(graph, indptr, indices, graph.max_degree)
 
 
 def grid_for(items: int, block_size: int) -> int:

@@ -126,7 +126,7 @@ def test_the_cache_key_holds_the_shared_constants_and_the_variant(monkeypatch):
 
     monkeypatch.setattr(runtime, "_module", module)
     assert runtime.kernel("ecl_gc", "ecl_low", GCB_SHORTCUTS=1, GCB_BLOCK=256) == "ecl_low"
-    runtime.kernel("features", "max_degree")
+    runtime.kernel("deveci_vb", "vb_assign")
     (family, key), (_, plain) = keys
     assert family == "ecl_gc"
     assert dict(key) == {**runtime.shared_defines("ecl_gc"), "GCB_BLOCK": 256, "GCB_SHORTCUTS": 1}
