@@ -140,6 +140,8 @@ __device__ __forceinline__ void store_state(volatile unsigned* p, const unsigned
 }
 
 // ---------------------------------------------------------------------------------------------
+#define INIT_BATCH 4  // neighbours whose degrees ecl_init reads at once
+
 // Alg. 1 for the low-degree vertices: priorities, the in-neighbours as pending adjacency
 // positions, the initial possible colors; roots (no in-neighbour) take color 0. The vertices of
 // degree >= GCB_HIGH_DEGREE only go on the worklist: ecl_dag builds their in-neighbour lists,
@@ -166,9 +168,17 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_init(
         if (v < n && !high) {
             const unsigned long long pv = priority(v, deg);
             unsigned active = 0;
-            for (int i = 0; i < deg; i++) {
-                const int u = indices[beg + i];
-                if (priority(u, indptr[u + 1] - indptr[u]) > pv) active |= MSB >> i;
+            for (int i0 = 0; i0 < deg; i0 += INIT_BATCH) {  // INIT_BATCH loads in flight at once
+                int u[INIT_BATCH], du[INIT_BATCH];
+#pragma unroll
+                for (int k = 0; k < INIT_BATCH; k++)
+                    u[k] = i0 + k < deg ? indices[beg + i0 + k] : -1;
+#pragma unroll
+                for (int k = 0; k < INIT_BATCH; k++)
+                    du[k] = u[k] >= 0 ? indptr[u[k] + 1] - indptr[u[k]] : 0;
+#pragma unroll
+                for (int k = 0; k < INIT_BATCH; k++)
+                    if (u[k] >= 0 && priority(u[k], du[k]) > pv) active |= MSB >> (i0 + k);
             }
             const int k = __popc(active);
             posscol[v] = first_colors(k);
