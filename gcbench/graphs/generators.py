@@ -38,6 +38,7 @@ RGG_RADIUS = 0.55  # DIMACS10 rgg_n_2_k_s0: r = 0.55 * sqrt(ln n / n)
 _CHUNK = 1 << 16  # edges drawn per chunk: temporaries stay in cache (measured fastest)
 _SWITCH_ROUNDS = 1000  # cap on the random-regular repair loop
 DELAUNAY_BYTES_PER_VERTEX = 1024  # Qhull's facets and ridges dominate (measured)
+ROAD_BYTES_PER_EDGE = 96  # road's spanning-tree step per triangulation edge (measured about 65)
 GRID_BYTES_PER_VERTEX = 112  # four int64 neighbour candidates, masks, kept int64 and int32
 
 
@@ -420,10 +421,8 @@ def rmat(
     return Edges(1 << scale, rows, cols)
 
 
-@family(_scale(low=2), SEED, peak=lambda scale, **_: _csr_peak(DELAUNAY_BYTES_PER_VERTEX << scale))
-def delaunay(scale: int, seed: int = 0) -> Csr:
-    """Delaunay triangulation of 2^scale uniform points in the unit square (DIMACS10
-    delaunay_nX); average degree just under 6."""
+def _delaunay_pattern(scale: int, seed: int) -> Any:
+    """The delaunay family's graph as a scipy CSR pattern (bool, rows sorted, both directions)."""
     import scipy.sparse as sp
     from scipy.spatial import Delaunay
 
@@ -435,7 +434,56 @@ def delaunay(scale: int, seed: int = 0) -> Csr:
         (np.ones(indices.size, dtype=np.bool_), indices, indptr), shape=(points.shape[0],) * 2
     )
     pattern.sort_indices()
+    return pattern
+
+
+@family(_scale(low=2), SEED, peak=lambda scale, **_: _csr_peak(DELAUNAY_BYTES_PER_VERTEX << scale))
+def delaunay(scale: int, seed: int = 0) -> Csr:
+    """Delaunay triangulation of 2^scale uniform points in the unit square (DIMACS10
+    delaunay_nX); average degree just under 6."""
+    pattern = _delaunay_pattern(scale, seed)
     return Csr(pattern.indptr, pattern.indices)
+
+
+def _road_peak(scale: int, extra: float = 0.1, seed: int = 0) -> int:
+    """The delaunay peak, plus per triangulation edge (fewer than 3n) the weighted upper
+    triangle, the spanning tree's copy and sort, keys and masks; at most every edge kept."""
+    n = 1 << scale
+    return _edges_peak(n, 3 * n, (DELAUNAY_BYTES_PER_VERTEX + ROAD_BYTES_PER_EDGE * 3) * n)
+
+
+@family(
+    _scale(low=2),
+    GenParam("extra", float, 0.1, 0.0, 1.0, "probability of keeping each non-tree edge"),
+    SEED,
+    peak=_road_peak,
+)
+def road(scale: int, extra: float = 0.1, seed: int = 0) -> Edges:
+    """Road-network-like planar graph: a random spanning tree of the delaunay graph (same scale
+    and seed) plus each other triangulation edge with probability extra; connected, mean degree
+    about 2 + 4 * extra (2.4 by default).
+
+    Why: road networks (DIMACS9 USA-road) and power grids have mean degree 2-3 and are nearly
+    planar, and color in tens of microseconds; issue 35 wants such graphs (docs/graphs.md).
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    n = 1 << scale
+    upper = sp.triu(_delaunay_pattern(scale, seed), k=1, format="csr")
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(upper.indptr))
+    cols = upper.indices.astype(np.int64)
+    rng = np.random.default_rng(seed)
+    rng.bit_generator.advance(2 * n)  # past the points' 2n doubles: weights are fresh draws
+    weights = 1.0 + rng.random(rows.size)  # in [1, 2): never 0, which scipy reads as no edge
+    tree = minimum_spanning_tree(sp.csr_matrix((weights, upper.indices, upper.indptr), (n, n)))
+    tree = tree.tocoo()
+    tree_keys = np.sort(
+        np.minimum(tree.row, tree.col).astype(np.int64) * n + np.maximum(tree.row, tree.col)
+    )
+    keep = _contains(tree_keys, rows * n + cols)
+    keep |= rng.random(rows.size) < extra  # extra = 0: none; extra = 1: all (random() < 1)
+    return Edges(n, rows[keep], cols[keep])
 
 
 def _regular_check(p: Mapping[str, Number]) -> str | None:

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from gcbench.errors import SpecError
 from gcbench.graphs import generators
@@ -19,6 +20,7 @@ SMALL = {
     "kron": {"scale": 10, "edgefactor": 8, "seed": 3},
     "rmat": {"scale": 10, "a": 0.45, "b": 0.15, "c": 0.15, "seed": 3},
     "delaunay": {"scale": 10, "seed": 3},
+    "road": {"scale": 10, "extra": 0.2, "seed": 3},
     "regular": {"n": 500, "d": 6, "seed": 3},
     "er": {"n": 400, "p": 0.02, "seed": 3},
     "grid2d": {"rows": 9, "cols": 13},
@@ -32,7 +34,7 @@ SMALL = {
     "star": {"leaves": 8},
     "empty": {"n": 5},
 }
-RANDOM = ("rgg", "kron", "rmat", "delaunay", "regular", "er")
+RANDOM = ("rgg", "kron", "rmat", "delaunay", "road", "regular", "er")
 
 
 def build(name: str, **params: object) -> Graph:
@@ -100,6 +102,23 @@ def test_delaunay_average_degree_is_six():
     assert g.degrees.min() >= 2
     hull = 6 * g.n - 6 - 2 * g.m  # Euler: m = 3n - 3 - h for h hull vertices
     assert 0 < hull < 10 * math.sqrt(g.n)
+
+
+def connected(g: Graph) -> bool:
+    return connected_components(adjacency(g), directed=False)[0] == 1
+
+
+def test_road_is_a_connected_sparse_subgraph_of_delaunay():
+    g = generators.road(12)
+    tri = generators.delaunay(12)
+    assert g.n == tri.n == 2**12
+    assert connected(g)
+    assert 2.0 < g.avg_degree < 3.0
+    assert (adjacency(g) > adjacency(tri)).nnz == 0  # every edge is a triangulation edge
+    tree = generators.road(12, extra=0.0)
+    assert tree.m == g.n - 1 and connected(tree)  # a spanning tree
+    full = generators.road(12, extra=1.0)
+    assert np.array_equal(full.indptr, tri.indptr) and np.array_equal(full.indices, tri.indices)
 
 
 @pytest.mark.parametrize(("rows", "cols"), [(1, 1), (1, 7), (6, 1), (5, 8), (32, 32)])

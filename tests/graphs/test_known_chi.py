@@ -57,7 +57,7 @@ def test_stated_chi_is_the_chromatic_number(name, params):
 
 
 def test_random_families_state_none_and_paths_none(tmp_path):
-    assert all(FAMILIES[f].chi is None for f in ("rgg", "kron", "er", "rmat", "delaunay"))
+    assert all(FAMILIES[f].chi is None for f in ("rgg", "kron", "er", "rmat", "delaunay", "road"))
     assert known_chi("gen:rgg?scale=4&seed=0") is None
     assert known_chi(str(tmp_path / "g.el")) is None
     assert known_chi("gen:queen?n=7") == 7 and known_chi("gen:queen?n=6") is None
