@@ -99,18 +99,18 @@ RULES = {
         },
     ),
     "gpu": Rule(
-        skew=1152.51,
-        large_nnz=1.26864e08,
+        skew=48.7746,
+        large_nnz=2.08069e06,
         picks={
             "fast": {
-                "skewed": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
-                "large": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
-                "small": Pick("ecl-gc", "reduce=none;shortcuts=both", 512),
+                "skewed": Pick("ecl-gc", "balance=none;reduce=none;shortcuts=both", 512),
+                "large": Pick("ecl-gc", "balance=none;reduce=none;shortcuts=both", 512),
+                "small": Pick("ecl-gc", "balance=none;reduce=none;shortcuts=both", 512),
             },
             "fewest": {
-                "skewed": Pick("gm-gpu", "batch=8;buckets=degree;reduce=none", 256),
-                "large": Pick("ecl-gc", "reduce=both;shortcuts=both", 512),
-                "small": Pick("ecl-gc", "reduce=both;shortcuts=both", 512),
+                "skewed": Pick("ecl-gc", "balance=none;reduce=both;shortcuts=both", 512),
+                "large": Pick("ecl-gc", "balance=none;reduce=both;shortcuts=both", 512),
+                "small": Pick("ecl-gc", "balance=none;reduce=both;shortcuts=both", 512),
             },
         },
     ),
