@@ -1,6 +1,7 @@
 // ECL-GC (Alabandi & Burtscher): Jones-Plassmann largest-degree-first coloring with
-// shortcuts, on persistent asynchronous kernels (ecl-gc §2-3, Alg. 1-3): ecl_init (Alg. 1),
-// ecl_high (Alg. 2, the vertices of degree >= GCB_HIGH_DEGREE) and ecl_low (Alg. 3, the rest).
+// shortcuts, on persistent asynchronous kernels (ecl-gc §2-3, Alg. 1-3): ecl_init and ecl_dag
+// (Alg. 1), ecl_high (Alg. 2, the vertices of degree >= GCB_HIGH_DEGREE) and ecl_low (Alg. 3,
+// the rest).
 // The coloring equals serial first-fit greedy in the order (degree, hash32(v), v), largest
 // first (docs/architecture.md, "Priorities and ties"), for every shortcut setting. The color
 // reduction (ecl-gc §4, Alg. 4-5) is kernels/reduction.cu, shared with every GPU algorithm.
@@ -21,7 +22,9 @@
 //   hbits[]     high degree colors 32..k, word indptr[v] / 32 + c / 32 (the words of two
 //               vertices never overlap because each vertex has at least 32 edges).
 //   waiting[]   the per-warp lists of the low-degree vertices still waiting (ecl_low).
-//   counters[]  GCB_COUNTERS ints: the worklist's length, whether a kernel hit its pass cap,
+//   worklist[]  the vertices of degree >= GCB_HIGH_DEGREE: the front part from index 0, the
+//               core part (the largest degrees, ecl_high's fronts) from index n - 1 down.
+//   counters[]  GCB_COUNTERS ints: both parts' lengths, whether a kernel hit its pass cap,
 //               the passes each coloring kernel made and the colorings by kind (GCB_C_*).
 //
 // Each compile gets, as -D defines, the module's variant (GCB_BLOCK, GCB_MIN_BLOCKS and

@@ -95,8 +95,8 @@ class Backend(Protocol):
         ...
 
     def degrees(self, handle: Any) -> tuple[int, int, int]:
-        """(n, stored entries, maximum degree), computed on the device inside a timed call
-        (what ``auto`` reads of a graph)."""
+        """(n, stored entries, maximum degree): what ``auto`` reads of a graph when its call is
+        bound, before the timer (the GPU knows them from the upload; the CPU asks numpy)."""
         ...
 
 

@@ -1,10 +1,12 @@
 """ECL-GC (Alabandi & Burtscher, ecl-gc §2-4): JP-LDF with shortcuts on persistent kernels.
 
-Three kernels of ``kernels/ecl_gc.cu`` color the graph: ``ecl_init`` (Alg. 1: priorities,
-the DAG of higher-priority neighbours, possible-color bitmaps, the worklist of degree >= 32
-vertices), ``ecl_high`` (Alg. 2: those vertices, one warp each, best/worst-color shortcut) and
-``ecl_low`` (Alg. 3: the rest, one thread each, both shortcuts on 32-bit bitmaps). The two
-coloring kernels are persistent: one grid, all of it resident, loops asynchronously until
+Four kernels of ``kernels/ecl_gc.cu`` color the graph: ``ecl_init`` (Alg. 1: priorities and
+possible-color bitmaps of the degree < 32 vertices, the worklist of the others, its core
+part the largest degrees), ``ecl_dag`` (the rest of Alg. 1: the worklist's in-neighbour lists,
+spread over the grid), ``ecl_high`` (Alg. 2: the worklist, a warp per visit, each warp's core
+vertex visited between its other visits, best/worst-color shortcut) and ``ecl_low`` (Alg. 3:
+the rest, one thread each, both shortcuts on 32-bit bitmaps). The two coloring kernels are
+persistent: one grid, all of it resident, loops asynchronously until
 its vertices are colored, at most ``cap`` passes per warp (every resident block, or 3/4 of
 them where the graph's working set fits in L2, with pass 0 in order there where neighbours
 are close in id: :func:`coloring_grid`). The colors equal serial greedy in LDF order
@@ -51,11 +53,11 @@ INT_MAX = 2**31 - 1
 class Counter(enum.IntEnum):
     """The slots of the kernels' ``counters[]`` (``GCB_C_<NAME>`` in kernels/ecl_gc.cu)."""
 
-    WORKLIST = 0  # vertices on ecl_high's worklist (ecl_init counts them)
+    WORKLIST = 0  # vertices on the worklist's front part (ecl_init counts them)
     CAPPED = 1  # set once a kernel reached its pass cap
     PASSES_HIGH = 2  # passes ecl_high made (the most of any warp)
     PASSES_LOW = 3  # passes ecl_low made (the most of any warp)
-    INIT = 4  # roots ecl_init colored
+    INIT = 4  # roots ecl_init and ecl_dag colored
     SHORTCUT = 5  # vertices colored by a shortcut
     CONVENTIONAL = 6  # ecl_high's other colorings less ecl_low's shortcut ones (_resolve)
     CORE = 7  # vertices on the worklist's core part (ecl_init counts them)
@@ -200,9 +202,9 @@ def coloring_grid(g: runtime.DeviceGraph, block: int, shortcuts: str) -> Colorin
 
 
 def core_degree(high: np.ndarray, warps: int) -> int:
-    """The degree above which a vertex is in ``ecl_high``'s core, one per warp: the
-    ``warps``-th largest of the high degrees ``high`` (largest first) when there are more, so
-    that at most ``warps`` exceed it; else every high-degree vertex is in the core."""
+    """The degree above which a vertex is in ``ecl_high``'s core, one per warp: ``high[warps]``
+    (the (warps + 1)-th largest of the high degrees ``high``, largest first) when there are
+    more, so that at most ``warps`` exceed it; else every high-degree vertex is in the core."""
     return int(high[warps]) if len(high) > warps else HIGH_DEGREE - 1
 
 
@@ -388,6 +390,9 @@ def kernel_times(
     s = _scratch(dgraph)
     cap = pass_cap(dgraph.n)
     spec.check_block_size(block_size)
+    if not s.clean:  # counters left by a run whose statistics were never read
+        s.stats.fill(0)
+    s.clean = False
     clock, names = runtime.EventClock(), []
 
     def mark(name: str) -> None:
