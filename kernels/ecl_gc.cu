@@ -226,6 +226,19 @@ __device__ __forceinline__ bool precedes(const int u, const int* __restrict__ in
     return priority(u, indptr[u + 1] - indptr[u]) > pw;
 }
 
+// One 32-neighbour step of w's row (start wbeg, degree wdeg, priority pw) from position i0:
+// this lane's neighbour u (0 past the row) and the warp's ballot of the neighbours that precede
+// w, i.e. its in-neighbours in this step.
+__device__ __forceinline__ unsigned dag_step(const int i0, const int wbeg, const int wdeg,
+                                             const int* __restrict__ indptr,
+                                             const int* __restrict__ indices,
+                                             const unsigned long long pw, int& u)
+{
+    const int i = i0 + (threadIdx.x & 31);
+    u = i < wdeg ? indices[wbeg + i] : 0;
+    return __ballot_sync(FULL_MASK, i < wdeg && precedes(u, indptr, pw));
+}
+
 // The rest of Alg. 1 for the high-degree vertex w with k in-neighbours, once its list is
 // built: colors 32..k possible (hbits, written by the calling group's `lane` of `lanes`), its
 // state, and color 0 if it is a root. Returns whether it is one (counted once, by lane 0).
@@ -278,18 +291,12 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_dag(
             if (threadIdx.x == 0) kept = 0;
             __syncthreads();
             for (int i0 = threadIdx.x - lane; i0 < wdeg; i0 += blockDim.x) {
-                const int i = i0 + lane;
-                int u = 0;
-                bool in = false;
-                if (i < wdeg) {
-                    u = indices[wbeg + i];
-                    in = precedes(u, indptr, pw);
-                }
-                const unsigned b = __ballot_sync(FULL_MASK, in);
+                int u;
+                const unsigned b = dag_step(i0, wbeg, wdeg, indptr, indices, pw, u);
                 int slot = 0;
                 if (lane == 0 && b) slot = atomicAdd(&kept, __popc(b));
                 slot = __shfl_sync(FULL_MASK, slot, 0);
-                if (in) dag[wbeg + slot + __popc(b & lanemask_lt())] = u;
+                if (b >> lane & 1u) dag[wbeg + slot + __popc(b & lanemask_lt())] = u;
             }
             __syncthreads();
             roots += high_start(w, wbeg, kept, threadIdx.x, blockDim.x, posscol, pending, hstate,
@@ -317,15 +324,9 @@ extern "C" __global__ void __launch_bounds__(GCB_BLOCK) ecl_dag(
             const unsigned long long pw = priority(w, wdeg);
             int k = 0;
             for (int i0 = 0; i0 < wdeg; i0 += 32) {
-                const int i = i0 + lane;
-                int u = 0;
-                bool in = false;
-                if (i < wdeg) {
-                    u = indices[wbeg + i];
-                    in = precedes(u, indptr, pw);
-                }
-                const unsigned b = __ballot_sync(FULL_MASK, in);
-                if (in) dag[wbeg + k + __popc(b & lanemask_lt())] = u;
+                int u;
+                const unsigned b = dag_step(i0, wbeg, wdeg, indptr, indices, pw, u);
+                if (b >> lane & 1u) dag[wbeg + k + __popc(b & lanemask_lt())] = u;
                 k += __popc(b);
             }
             roots += high_start(w, wbeg, k, lane, 32, posscol, pending, hstate, hbits, colors);
