@@ -25,6 +25,13 @@ SWEEP: tuple[int, ...] = tuple(2**i for i in range(11))  # 1, 2, 4, ..., 1024
 
 BlockSizes = tuple[int, ...] | str  # a tuple of sizes, or "sweep"
 
+# The coloring problems (docs/distance2.md): distance-1 (a graph's vertices), distance-2 (a
+# graph's vertices, no two within distance 2 alike), partial distance-2 on a matrix's columns
+# (no two sharing a row alike) and on its rows. The last three color a Pattern.
+PROBLEMS: tuple[str, ...] = ("d1", "d2", "pd2", "pd2-rows")
+PATTERN_PROBLEMS: tuple[str, ...] = PROBLEMS[1:]
+DEFAULT_PROBLEM = "d1"
+
 
 def items(value: str | Iterable[Any], what: str) -> list[Any]:
     """The items of a comma list or of a repeated option (``("a,b", "c")`` → a, b, c); text
@@ -45,6 +52,15 @@ def items(value: str | Iterable[Any], what: str) -> list[Any]:
 def names(value: str | Iterable[str], what: str) -> tuple[str, ...]:
     """Algorithm names from ``--algo a,b --algo c`` (or a list), in order, duplicates dropped."""
     return tuple(dict.fromkeys(items(value, what)))
+
+
+def problems(value: str | Iterable[str], what: str = "--problem") -> tuple[str, ...]:
+    """Problem names from ``--problem d2,pd2`` (or a list), in order, each checked."""
+    out = names(value, what)
+    wrong = [p for p in out if p not in PROBLEMS]
+    if wrong:
+        raise SpecError(f"{what} {', '.join(wrong)}: choose from {', '.join(PROBLEMS)}")
+    return out
 
 
 def graph_specs(value: str | Iterable[str], what: str = "--graph") -> tuple[str, ...]:

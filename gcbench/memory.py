@@ -129,6 +129,14 @@ def estimate_upload_bytes(n: int, nnz: int) -> int:
     return 4 * (n + 1) + 4 * nnz + 4 * n
 
 
+def estimate_pattern_upload_bytes(n_rows: int, n_cols: int, nnz: int, symmetric: bool) -> int:
+    """Bytes of a Pattern on the GPU (docs/distance2.md): the rows' int32 CSR, the columns'
+    (none for a symmetric pattern, which shares the rows'), and the colors (n_cols)."""
+    rows = 4 * (n_rows + 1) + 4 * nnz
+    columns = 0 if symmetric else 4 * (n_cols + 1) + 4 * nnz
+    return rows + columns + 4 * n_cols
+
+
 def build_bytes(n: int, entries: int) -> int:
     """Peak bytes of :func:`gcbench.graphs.graph.from_edges` on ``entries`` pairs and ``n``
     vertices, beyond the input arrays themselves, plus :data:`HEADROOM`."""

@@ -1,24 +1,48 @@
 """Graph specs (docs/architecture.md, "The graph") → Graph, and the data cache directory.
 
-A spec is ``gen:FAMILY?k=v&k=v`` (generated, see :mod:`gcbench.graphs.generators`),
-``ss:GROUP/NAME`` (SuiteSparse), ``snap:NAME`` (SNAP), ``dimacs:NAME`` (a DIMACS coloring
-instance) or a file path. Its canonical form names the graph everywhere (the CSV ``graph``
-column, the cache key). Grammar and decisions: docs/graphs.md.
+A spec is ``gen:FAMILY?k=v&k=v`` (generated, see :mod:`gcbench.graphs.generators`, or a
+matrix family of :mod:`gcbench.graphs.matrices`), ``ss:GROUP/NAME`` (SuiteSparse),
+``snap:NAME`` (SNAP), ``dimacs:NAME`` (a DIMACS coloring instance) or a file path. Its
+canonical form names the graph everywhere (the CSV ``graph`` column, the cache key).
+:func:`load_graph` gives the graph a spec names, :func:`load_pattern` the matrix pattern the
+partial distance-2 problems color, :func:`load_instance` what a problem colors. Grammar and
+decisions: docs/graphs.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import tempfile
 import warnings
-from dataclasses import dataclass, field
+import zipfile
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from gcbench.errors import SpecError, excerpt, shown
-from gcbench.graphs.generators import Number, get_family
+import numpy as np
+
+from gcbench import memory
+from gcbench.errors import (
+    FetchError,
+    GraphTooLargeError,
+    InputError,
+    InsufficientMemoryError,
+    SpecError,
+    excerpt,
+    shown,
+)
+from gcbench.grammar import DEFAULT_PROBLEM, PROBLEMS
+from gcbench.graphs.generators import Family, Number, get_family
 from gcbench.graphs.graph import Graph
+from gcbench.graphs.matrices import MATRIX_FAMILIES
+from gcbench.graphs.pattern import Pattern, adjacency, check_structure, closed_neighbourhoods
+from gcbench.outputs import replaced
 from gcbench.resources import data_dir
+
+if TYPE_CHECKING:
+    from gcbench.graphs.fetch.remote import Remote
 
 SpecKind = Literal["gen", "ss", "snap", "dimacs", "path"]
 
@@ -32,6 +56,12 @@ _REMOTE = {
 _REMOTE_FORM = {"ss": "ss:GROUP/NAME", "snap": "snap:NAME", "dimacs": "dimacs:NAME"}
 _FORMS = "gen:FAMILY?k=v, ss:GROUP/NAME, snap:NAME, dimacs:NAME"
 _FAMILY = re.compile(r"[a-z0-9_]+")
+MATRIX_SUFFIXES = (".mtx", ".mtx.gz")  # paths load_pattern reads as a matrix, not a graph
+PATTERN_FORMAT = 1  # of the .pattern.npz cache of an ss: matrix
+# Not a graph cache's keys (spec, indptr, ...), so graph readers and listings pass it by.
+_PATTERN_KEYS = ("pattern_format", "pattern_spec", "pattern_source", "shape", "symmetric")
+_PATTERN_ARRAYS = ("row_starts", "column_ids")
+MATRIX_PROBLEMS = ("pd2", "pd2-rows")  # the problems that color a spec's matrix pattern
 
 
 def _root(given: Path | str | None) -> Path:
@@ -46,12 +76,17 @@ class GraphSpec:
 
     kind: SpecKind
     name: str
-    params: dict[str, Number] = field(default_factory=dict)
+    params: dict[str, Number | str] = field(default_factory=dict)
+
+    @property
+    def is_matrix(self) -> bool:
+        """A generated matrix family (``gen:stencil``, ``gen:skewed``): a pattern, no graph."""
+        return self.kind == "gen" and self.name in MATRIX_FAMILIES
 
     @property
     def canonical(self) -> str:
         if self.kind == "gen":
-            return get_family(self.name).spec(self.params)
+            return _family(self.name).spec(self.params)
         if self.kind == "path":
             return self.name
         return f"{self.kind}:{self.name}"
@@ -86,7 +121,7 @@ def _parse_gen(text: str, rest: str) -> GraphSpec:
     name, _, query = rest.partition("?")
     if not _FAMILY.fullmatch(name):
         raise SpecError(f"{text}: malformed spec; expected gen:FAMILY?k=v&k=v")
-    fam = get_family(name, where=text)
+    fam = _family(name, where=text)
     given: dict[str, str] = {}
     for part in filter(None, query.split("&")):
         key, sep, value = (s.strip() for s in part.partition("="))
@@ -96,6 +131,17 @@ def _parse_gen(text: str, rest: str) -> GraphSpec:
             raise SpecError(f"{text}: parameter {excerpt(key)} given twice")
         given[key] = value
     return GraphSpec("gen", name, fam.resolve(given, where=text))
+
+
+def _family(name: str, where: str | None = None) -> Family:
+    """The graph or matrix family called ``name``, or a SpecError listing both kinds."""
+    if name in MATRIX_FAMILIES:
+        return MATRIX_FAMILIES[name]
+    try:
+        return get_family(name, where)
+    except SpecError as exc:
+        matrices = ", ".join(sorted(MATRIX_FAMILIES))
+        raise SpecError(f"{exc}; matrix families: {matrices}") from None
 
 
 def canonical_spec(spec: str) -> str:
@@ -117,7 +163,7 @@ def known_chi(spec: str) -> int | None:
     parsed = parse_spec(spec)
     if parsed.kind != "gen":
         return None
-    return get_family(parsed.name).known_chi(parsed.params)
+    return _family(parsed.name).known_chi(parsed.params)
 
 
 def cache_path(spec: GraphSpec, root: Path) -> Path:
@@ -126,14 +172,21 @@ def cache_path(spec: GraphSpec, root: Path) -> Path:
     return root / "generated" / f"{safe}.npz"
 
 
-def load_action(spec: str, *, data_dir: Path | str | None = None) -> str:
-    """What :func:`load_graph` will do first for ``spec``, in a word for a progress display:
-    "loading" a cached graph, "generating" a gen: graph, "fetching" a remote one, "reading" a
-    file. Cheap: it looks at the cache, it reads no graph."""
+def load_action(
+    spec: str, *, data_dir: Path | str | None = None, problem: str = DEFAULT_PROBLEM
+) -> str:
+    """What :func:`load_instance` will do first for ``spec`` and ``problem``, in a word for a
+    progress display: "loading" a cached graph or pattern, "generating" a gen: graph or
+    matrix, "fetching" a remote one, "reading" a file. Cheap: it looks at the cache, it reads
+    no graph."""
     parsed = parse_spec(spec)
     root = _root(data_dir)
     if parsed.kind == "path":
         return "reading"
+    if parsed.is_matrix:
+        return "generating"
+    if parsed.kind == "ss" and problem in MATRIX_PROBLEMS:
+        return "loading" if pattern_cache_path(parsed.canonical, root).is_file() else "fetching"
     if parsed.kind in _REMOTE:
         from gcbench.graphs.fetch import is_cached
 
@@ -153,6 +206,10 @@ def load_graph(
     parsed = parse_spec(spec)
     canonical = parsed.canonical
     root = _root(data_dir)
+    if parsed.is_matrix:
+        raise SpecError(
+            f"gen:{parsed.name} is a matrix family: color it with --problem pd2 or pd2-rows"
+        )
     if parsed.kind == "path":
         from gcbench.graphs.formats import read_graph
 
@@ -178,3 +235,172 @@ def _load_generated(parsed: GraphSpec, canonical: str, path: Path, refresh: bool
     except OSError as exc:  # the cache is an optimisation: the graph itself is fine
         warnings.warn(f"{canonical}: not cached at {path} ({exc})", stacklevel=2)
     return graph
+
+
+def load_pattern(
+    spec: str,
+    *,
+    data_dir: Path | str | None = None,
+    offline: bool = False,
+    refresh: bool = False,
+) -> Pattern:
+    """The matrix pattern ``spec`` names, for the partial distance-2 problems, named by the
+    canonical spec (docs/graphs.md, "Matrix patterns"): a ``.mtx``/``.mtx.gz`` path or an
+    ``ss:`` matrix as the matrix it holds (rectangular and unsymmetric allowed, diagonal
+    kept), a matrix family generated (not cached), any other spec as the adjacency matrix of
+    its graph (:func:`load_graph`; symmetric, no diagonal). ``ss:`` patterns are cached as
+    ``<data_dir>/ss/GROUP/NAME.pattern.npz``, beside the graph's cache."""
+    parsed = parse_spec(spec)
+    canonical = parsed.canonical
+    if parsed.is_matrix:
+        return MATRIX_FAMILIES[parsed.name].generate(parsed.params, where=canonical)
+    if parsed.kind == "path" and parsed.name.lower().endswith(MATRIX_SUFFIXES):
+        return _read_matrix(Path(parsed.name), canonical)
+    if parsed.kind == "ss":
+        return _load_remote_pattern(canonical, _root(data_dir), offline, refresh)
+    graph = load_graph(spec, data_dir=data_dir, offline=offline, refresh=refresh)
+    return adjacency(graph)
+
+
+def load_instance(
+    spec: str,
+    problem: str,
+    *,
+    data_dir: Path | str | None = None,
+    offline: bool = False,
+    refresh: bool = False,
+) -> Graph | Pattern:
+    """What ``problem`` colors (docs/distance2.md), named by the canonical spec: for ``d1``
+    the graph; for ``d2`` the pattern of its A + I (closed neighbourhoods); for ``pd2`` the
+    matrix pattern (:func:`load_pattern`), for ``pd2-rows`` its transpose."""
+    if problem not in PROBLEMS:
+        raise SpecError(f"problem {shown(problem)}: choose from {', '.join(PROBLEMS)}")
+    where = {"data_dir": data_dir, "offline": offline, "refresh": refresh}
+    if problem == DEFAULT_PROBLEM:
+        return load_graph(spec, **where)
+    if problem not in MATRIX_PROBLEMS:
+        return closed_neighbourhoods(load_graph(spec, **where))
+    pattern = load_pattern(spec, **where)
+    return pattern.transposed() if problem == "pd2-rows" else pattern
+
+
+def _read_matrix(path: Path, name: str) -> Pattern:
+    """:func:`read_mtx_pattern` of the file at ``path``, refused in one line when there is
+    none, and a MemoryError that slips past its estimate turned into one line too."""
+    from gcbench.graphs.formats import check_path
+    from gcbench.graphs.formats.mtx import read_mtx_pattern
+
+    check_path(path)
+    with memory.guard(f"reading matrix file {path}"):
+        return read_mtx_pattern(path, name=name)
+
+
+def pattern_cache_path(spec: str, root: Path) -> Path:
+    """Where the pattern of the ``ss:`` matrix ``spec`` is cached: beside its graph's cache,
+    ``<root>/ss/GROUP/NAME.pattern.npz``."""
+    from gcbench.graphs.fetch import resolve
+
+    graph_cache = resolve(spec, root).cache
+    return graph_cache.with_name(graph_cache.name.removesuffix(".npz") + ".pattern.npz")
+
+
+def _load_remote_pattern(spec: str, root: Path, offline: bool, refresh: bool) -> Pattern:
+    """The pattern of the ``ss:`` matrix ``spec``: from its cache, or downloaded (as
+    :func:`gcbench.graphs.fetch.load_remote` downloads the graph: the same URL, client,
+    safe extraction and one-line errors), read by :func:`read_mtx_pattern` and cached."""
+    from gcbench.graphs.fetch import http, resolve
+
+    remote = resolve(spec, root)
+    path = pattern_cache_path(spec, root)
+    if not refresh:
+        cached = _read_pattern_cache(path, spec)
+        if cached is not None:
+            return cached
+    if offline:
+        raise FetchError(
+            f"{spec} is not in the cache as a matrix ({path}) and offline mode forbids "
+            f"downloading it; load it once where {http.host_of(remote.url)} is reachable, "
+            "or give the path of its .mtx file"
+        )
+    try:
+        pattern = _download_pattern(remote, root)
+        _save_pattern_cache(pattern, path)
+    except FetchError as exc:
+        raise exc.for_graph(spec) from None
+    except InsufficientMemoryError as exc:
+        raise InsufficientMemoryError(f"{spec}: {exc}") from None
+    except OSError as exc:  # the cache directory, not the network (http turns those into errors)
+        raise FetchError(
+            f"{spec}: cannot write to the data cache {root} ({exc.strerror or exc}); free "
+            "some space or set GCBENCH_DATA to another directory"
+        ) from None
+    return pattern
+
+
+def _download_pattern(remote: Remote, root: Path) -> Pattern:
+    """Download the ``ss:`` tarball of ``remote`` into a temporary directory of the cache
+    (removed whatever happens), extract its ``.mtx`` and read it as a pattern."""
+    from gcbench.graphs.fetch import extract, http
+
+    scratch = root / ".tmp"
+    scratch.mkdir(parents=True, exist_ok=True)
+    try:
+        with tempfile.TemporaryDirectory(dir=scratch, prefix="fetch-") as work:
+            archive = http.download(remote.url, Path(work) / remote.download_name)
+            member = extract.extract_member(archive, remote.member, Path(work), url=remote.url)
+            archive.unlink()
+            try:
+                pattern = _read_matrix(member, remote.spec)
+            except (InputError, GraphTooLargeError) as exc:
+                raise FetchError(f"downloaded {remote.url} but cannot read it: {exc}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            scratch.rmdir()
+    return replace(pattern, source=remote.url)
+
+
+def _save_pattern_cache(pattern: Pattern, path: Path) -> None:
+    """Write ``pattern`` to ``path`` whole (a temporary file renamed into place)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with replaced(path) as temporary, open(temporary, "xb") as out:
+        np.savez(
+            out,
+            pattern_format=np.int64(PATTERN_FORMAT),
+            pattern_spec=np.str_(pattern.name),
+            pattern_source=np.str_(pattern.source),
+            shape=np.array([pattern.n_rows, pattern.n_cols], dtype=np.int64),
+            symmetric=np.bool_(pattern.symmetric),
+            row_starts=pattern.indptr,
+            column_ids=pattern.indices,
+        )
+
+
+def _read_pattern_cache(path: Path, spec: str) -> Pattern | None:
+    """The pattern cached at ``path`` for ``spec``, or None when it must be built again:
+    missing, another format or spec, or not well formed."""
+    from gcbench.graphs.formats.npz import stored_length
+
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            if {*_PATTERN_KEYS, *_PATTERN_ARRAYS} - set(npz.files):
+                return None
+            if int(npz["pattern_format"]) != PATTERN_FORMAT or str(npz["pattern_spec"]) != spec:
+                return None
+            # the arrays (int64 row starts, int32 columns) and the check's np.diff of the starts
+            rows = stored_length(npz.zip, "row_starts.npy")
+            entries = stored_length(npz.zip, "column_ids.npy")
+            memory.require(17 * rows + 4 * entries + memory.HEADROOM, f"matrix cache {path}")
+            n_rows, n_cols = (int(v) for v in npz["shape"])
+            pattern = Pattern(
+                spec,
+                n_rows,
+                n_cols,
+                npz["row_starts"],
+                npz["column_ids"],
+                str(npz["pattern_source"]),
+                bool(npz["symmetric"]),
+            )
+        check_structure(pattern)
+    except (OSError, EOFError, ValueError, TypeError, zipfile.BadZipFile, InputError):
+        return None
+    return pattern

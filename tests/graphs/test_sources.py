@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
+import functools
+import gzip
+import http.server
+import io
+import tarfile
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from gcbench.errors import FetchError, SpecError
+from gcbench.errors import FetchError, InputError, SpecError
 from gcbench.graphs import generators
+from gcbench.graphs.fetch import cached_graphs
 from gcbench.graphs.formats.edgelist import write_edgelist
 from gcbench.graphs.formats.npz import load_cache, save_cache
-from gcbench.graphs.graph import check_invariant
+from gcbench.graphs.graph import Graph, check_invariant
 from gcbench.graphs.sources import (
     GraphSpec,
     cache_path,
     canonical_spec,
     data_dir,
     known_chi,
+    load_action,
     load_graph,
+    load_instance,
+    load_pattern,
     parse_spec,
 )
 
@@ -204,3 +214,159 @@ def test_spec_errors_escape_junk(spec):
 )
 def test_known_chi_is_the_published_value(spec, chi):
     assert known_chi(spec) == chi
+
+
+# --- matrix patterns and problem instances (issue 36) -----------------------------------------
+
+MTX = "%%MatrixMarket matrix coordinate real general\n3 5 5\n1 1 2\n1 5 1\n2 3 -1\n3 3 4\n1 5 9\n"
+
+
+@pytest.mark.parametrize(
+    ("spec", "canonical"),
+    [
+        ("gen:stencil?side=64&points=5", "gen:stencil?dim=2&points=5&rows=all&side=64"),
+        (
+            "gen:stencil?rows=interior&points=27&dim=3&side=10",
+            "gen:stencil?dim=3&points=27&rows=interior&side=10",
+        ),
+        (
+            "gen:skewed?rows=100&cols=50&mean=4",
+            "gen:skewed?cols=50&exponent=2.5&mean=4.0&rows=100&seed=0",
+        ),
+    ],
+)
+def test_matrix_families_canonicalise_like_graph_families(spec, canonical):
+    assert canonical_spec(spec) == canonical
+    assert canonical_spec(canonical) == canonical
+    assert parse_spec(spec).is_matrix and not parse_spec("gen:cycle?n=4").is_matrix
+    assert known_chi(canonical) is None
+
+
+def test_unknown_family_lists_the_matrix_families_too():
+    with pytest.raises(SpecError, match="known: bipartite, .*; matrix families: skewed, stencil"):
+        parse_spec("gen:hypercube?n=4")
+    with pytest.raises(SpecError, match="gen:stencil.*rows=edge: choose all or interior"):
+        parse_spec("gen:stencil?side=4&points=5&rows=edge")
+
+
+@pytest.mark.parametrize("problem", ["d1", "d2"])
+def test_a_matrix_family_is_no_graph(data_dir, problem):
+    with pytest.raises(SpecError) as info:
+        load_instance("gen:stencil?side=4&points=5", problem)
+    assert (
+        str(info.value) == "gen:stencil is a matrix family: color it with --problem pd2 or pd2-rows"
+    )
+    with pytest.raises(SpecError, match="gen:skewed is a matrix family"):
+        load_graph("gen:skewed?rows=4&cols=4&mean=2")
+    assert not data_dir.exists()  # nothing generated, nothing cached
+
+
+def test_load_pattern_of_a_matrix_family_is_generated_and_not_cached(data_dir):
+    pattern = load_pattern("gen:stencil?side=5&points=9&rows=interior")
+    assert pattern.name == "gen:stencil?dim=2&points=9&rows=interior&side=5"
+    assert (pattern.n_rows, pattern.n_cols, pattern.max_row) == (9, 25, 9)
+    assert load_action(pattern.name, problem="pd2") == "generating"
+    assert not data_dir.exists()
+
+
+@pytest.mark.parametrize("name", ["j.mtx", "j.MTX.gz"])
+def test_load_pattern_reads_a_matrix_file_as_it_is(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(MTX.encode()) if name.endswith("gz") else MTX.encode())
+    pattern = load_pattern(str(path))
+    assert (pattern.name, pattern.source) == (str(path), str(path))
+    assert (pattern.n_rows, pattern.n_cols) == (3, 5)
+    assert pattern.indptr.tolist() == [0, 2, 3, 4]
+    assert pattern.indices.tolist() == [0, 4, 2, 2]
+
+
+def test_load_pattern_of_a_missing_matrix_file(tmp_path):
+    with pytest.raises(InputError, match="not found"):
+        load_pattern(str(tmp_path / "none.mtx"))
+
+
+def test_load_pattern_of_a_graph_is_its_adjacency_matrix(data_dir, tmp_path):
+    pattern = load_pattern("gen:cycle?n=5")
+    assert pattern.symmetric and pattern.name == "gen:cycle?n=5"
+    assert pattern.indices[:2].tolist() == [1, 4]  # no diagonal
+    path = tmp_path / "c.el"
+    write_edgelist(generators.cycle(6), path)
+    assert load_pattern(str(path)).nnz == 12
+
+
+def test_load_instance_per_problem(data_dir, tmp_path):
+    graph = load_instance("gen:grid2d?rows=2&cols=3", "d1")
+    assert isinstance(graph, Graph) and graph.m == 7
+    d2 = load_instance("gen:grid2d?cols=3&rows=2", "d2")
+    assert d2.name == "gen:grid2d?cols=3&rows=2" and d2.nnz == graph.nnz + graph.n
+    assert d2.indices[: d2.indptr[1]].tolist() == [0, 1, 3]  # N[0], the diagonal included
+    path = tmp_path / "j.mtx"
+    path.write_text(MTX)
+    pd2 = load_instance(str(path), "pd2")
+    rows = load_instance(str(path), "pd2-rows")
+    assert (pd2.n_rows, pd2.n_cols, rows.n_rows, rows.n_cols) == (3, 5, 5, 3)
+    assert rows.name == pd2.name == str(path)
+    assert rows.indices.tolist() == [0, 1, 2, 0]  # columns 0, 2 (twice) and 4 of the matrix
+    assert load_instance("gen:cycle?n=4", "pd2").nnz == 8  # a graph's A
+    with pytest.raises(SpecError, match="problem d3: choose from d1, d2, pd2, pd2-rows"):
+        load_instance("gen:cycle?n=4", "d3")
+
+
+class _Files(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # keep pytest output clean
+        pass
+
+
+@pytest.fixture
+def suitesparse(tmp_path, monkeypatch):
+    """A local SuiteSparse: serves ``MM/Test/tiny.tar.gz`` holding ``tiny/tiny.mtx`` (MTX)."""
+    root = tmp_path / "www"
+    (root / "MM" / "Test").mkdir(parents=True)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        info = tarfile.TarInfo("tiny/tiny.mtx")
+        info.size = len(MTX)
+        tar.addfile(info, io.BytesIO(MTX.encode()))
+    (root / "MM" / "Test" / "tiny.tar.gz").write_bytes(buffer.getvalue())
+    handler = functools.partial(_Files, directory=str(root))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    monkeypatch.setenv("GCBENCH_SUITESPARSE_URL", url)
+    try:
+        yield url
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def test_suitesparse_matrix_as_a_pattern_is_downloaded_once(data_dir, suitesparse, monkeypatch):
+    assert load_action("ss:Test/tiny", problem="pd2") == "fetching"
+    pattern = load_pattern("ss:Test/tiny")
+    assert (pattern.name, pattern.source) == ("ss:Test/tiny", f"{suitesparse}/MM/Test/tiny.tar.gz")
+    assert (pattern.n_rows, pattern.n_cols, pattern.indices.tolist()) == (3, 5, [0, 4, 2, 2])
+    cache = data_dir / "ss" / "Test" / "tiny.pattern.npz"
+    assert [p for p in data_dir.rglob("*") if p.is_file()] == [cache]  # no download left
+    assert load_action("ss:Test/tiny", problem="pd2-rows") == "loading"
+    assert cached_graphs(data_dir) == []  # a pattern is no graph cache
+    monkeypatch.setenv("GCBENCH_SUITESPARSE_URL", "http://127.0.0.1:9")  # nobody there
+    again = load_instance("ss:Test/tiny", "pd2-rows", offline=True)
+    assert (again.n_rows, again.n_cols, again.source) == (5, 3, pattern.source)
+    with pytest.raises(FetchError, match="ss:Test/tiny: cannot reach 127.0.0.1:9"):
+        load_pattern("ss:Test/tiny", refresh=True)
+    assert cache.is_file()
+
+
+def test_suitesparse_pattern_offline_without_cache(data_dir):
+    with pytest.raises(FetchError, match="ss:Test/none is not in the cache as a matrix"):
+        load_pattern("ss:Test/none", offline=True)
+
+
+def test_a_damaged_pattern_cache_is_fetched_again(data_dir, suitesparse):
+    cache = data_dir / "ss" / "Test" / "tiny.pattern.npz"
+    cache.parent.mkdir(parents=True)
+    cache.write_bytes(b"not an npz")
+    assert load_pattern("ss:Test/tiny").nnz == 4
+    assert load_pattern("ss:Test/tiny", offline=True).nnz == 4

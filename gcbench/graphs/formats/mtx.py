@@ -1,4 +1,5 @@
-"""Matrix Market (``.mtx``, ``.mtx.gz``) through fast_matrix_market; values are ignored."""
+"""Matrix Market (``.mtx``, ``.mtx.gz``) through fast_matrix_market, read as a graph or as a
+matrix pattern; values are ignored."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from types import ModuleType
-from typing import IO
+from typing import IO, Any
+
+import numpy as np
 
 from gcbench import memory
-from gcbench.errors import InputError, excerpt
+from gcbench.errors import GraphTooLargeError, InputError, excerpt
 from gcbench.graphs.formats._io import (
     check_vertices,
     is_empty,
@@ -19,7 +22,9 @@ from gcbench.graphs.formats._io import (
     read_errors,
     write_pairs,
 )
-from gcbench.graphs.graph import Graph, from_edges
+from gcbench.graphs.graph import INT32_LIMIT, Graph, from_edges
+from gcbench.graphs.pattern import Pattern, from_entries
+from gcbench.graphs.pattern import build_bytes as pattern_build_bytes
 
 # What fast_matrix_market allocates per stored entry: int32 row and column indices (int64
 # from 2^31 rows, which gcbench refuses anyway) and the value, which gcbench then drops.
@@ -37,25 +42,16 @@ def read_mtx(path: Path, *, name: str) -> Graph:
     """
     fmm = _fast_matrix_market(path)
     with _fmm_errors(path):
-        with _fmm_source(path) as source:
-            header = fmm.read_header(source)
-        if header.format != "coordinate":
-            raise InputError(
-                f"graph file {path} is a dense '{header.format}' Matrix Market file; "
-                "graphs must be stored as 'coordinate' (sparse)"
-            )
+        header = _coordinate_header(fmm, path)
         if header.nrows != header.ncols:
             raise InputError(
                 f"graph file {path} holds a {header.nrows}x{header.ncols} matrix; "
-                "an adjacency matrix must be square"
+                "an adjacency matrix must be square; color a rectangular matrix with "
+                "--problem pd2 or pd2-rows"
             )
         check_vertices(path, header.nrows)
-        entries = header.nnz
-        values = MTX_VALUE_BYTES.get(header.field, 8) * entries
-        build = memory.build_bytes(header.nrows, entries)
-        memory.require(MTX_INDEX_BYTES * entries + max(values, build), f"graph file {path}")
-        with _fmm_source(path) as source:
-            (_, (rows, cols)), _ = fmm.read_coo(source, generalize_symmetry=False)
+        build = memory.build_bytes(header.nrows, header.nnz)
+        rows, cols = _stored_entries(fmm, path, header, header.nnz, build)
     return from_edges(
         header.nrows,
         rows,
@@ -64,6 +60,73 @@ def read_mtx(path: Path, *, name: str) -> Graph:
         source=str(path),
         directed_input=header.symmetry == "general",
     )
+
+
+def read_mtx_pattern(path: Path, *, name: str) -> Pattern:
+    """Read a coordinate Matrix Market file as the pattern of the matrix it holds, for the
+    partial distance-2 problems (docs/formats.md, "Matrix Market as a matrix pattern").
+
+    Rectangular matrices are read as they are. A ``general`` file's entries are the pattern,
+    nothing symmetrised; the symmetric kinds (``symmetric``, ``skew-symmetric``,
+    ``hermitian``) store one triangle of a square matrix, which is mirrored, so the pattern is
+    its own transpose. The diagonal is kept, duplicates count once, values of any field are
+    ignored.
+    """
+    fmm = _fast_matrix_market(path)
+    with _fmm_errors(path):
+        header = _coordinate_header(fmm, path)
+        mirrored = header.symmetry != "general"
+        if mirrored and header.nrows != header.ncols:
+            raise InputError(
+                f"graph file {path} is a {header.nrows}x{header.ncols} '{header.symmetry}' "
+                "matrix, but only a square matrix can be stored as one triangle; fix the "
+                "header (general) or the size line"
+            )
+        if max(header.nrows, header.ncols) > INT32_LIMIT:
+            raise GraphTooLargeError(
+                f"graph file {path} declares a {header.nrows}x{header.ncols} matrix; gcbench "
+                f"numbers rows and columns with int32 ids (at most {INT32_LIMIT})"
+            )
+        entries = header.nnz * (2 if mirrored else 1)
+        build = pattern_build_bytes(header.nrows, entries)
+        rows, cols = _stored_entries(fmm, path, header, entries, build)
+    if mirrored:
+        rows, cols = np.concatenate((rows, cols)), np.concatenate((cols, rows))
+    return from_entries(
+        header.nrows,
+        header.ncols,
+        rows,
+        cols,
+        name=name,
+        source=str(path),
+        symmetric=mirrored,
+    )
+
+
+def _coordinate_header(fmm: ModuleType, path: Path) -> Any:
+    """The header of ``path``, refused unless it describes a coordinate (sparse) file."""
+    with _fmm_source(path) as source:
+        header = fmm.read_header(source)
+    if header.format != "coordinate":
+        raise InputError(
+            f"graph file {path} is a dense '{header.format}' Matrix Market file; "
+            "graphs and matrices must be stored as 'coordinate' (sparse)"
+        )
+    return header
+
+
+def _stored_entries(
+    fmm: ModuleType, path: Path, header: Any, entries: int, build: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The stored entries of ``path`` (0-based row and column ids, int32), once the budget
+    allows fast_matrix_market's index arrays for ``entries`` entries (what the caller holds
+    at most) and the larger of its value array, dropped on return, and ``build``, the bytes
+    the caller's builder needs beyond its input."""
+    values = MTX_VALUE_BYTES.get(header.field, 8) * header.nnz
+    memory.require(MTX_INDEX_BYTES * entries + max(values, build), f"graph file {path}")
+    with _fmm_source(path) as source:
+        (_, (rows, cols)), _ = fmm.read_coo(source, generalize_symmetry=False)
+    return rows, cols
 
 
 def write_mtx(graph: Graph, path: Path | str) -> None:
