@@ -16,6 +16,7 @@ from gcbench.algorithms.registry import (
     backends,
     get,
     register,
+    solves,
     unregister,
 )
 from gcbench.grammar import canonical_params
@@ -29,6 +30,7 @@ __all__ = [
     "canonical_params",
     "get",
     "register",
+    "solves",
     "unregister",
 ]
 

@@ -38,13 +38,15 @@ from gcbench.algorithms.validation import Validation
 from gcbench.errors import GcbenchError
 from gcbench.grammar import canonical_params
 from gcbench.graphs.graph import Graph, from_edges
+from gcbench.graphs.pattern import Pattern, closed_neighbourhoods
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """A graph made ready for one backend: the host Graph, or its DeviceGraph on the GPU."""
+    """A graph made ready for one backend: the host Graph, or its DeviceGraph on the GPU; for
+    the distance-2 problems a Pattern, or its DevicePattern (docs/distance2.md)."""
 
-    graph: Graph
+    graph: Graph | Pattern
     backend: Backend
     handle: Any
     transfer_ms: float
@@ -90,7 +92,7 @@ class Meter(Interface):
         ...
 
 
-def prepare(graph: Graph, backend: str) -> Prepared:
+def prepare(graph: Graph | Pattern, backend: str) -> Prepared:
     """Move ``graph`` to where ``backend`` runs; the GPU copy is timed (docs/architecture.md,
     "Timing protocol"). An upload larger than the GPU's free memory is refused first
     (InsufficientMemoryError: ``oom``)."""
@@ -233,8 +235,15 @@ def primer_graph() -> Graph:
     return from_edges(start + 25, rows, cols, name="gcbench-primer", directed_input=False)
 
 
-_PRIMED: set[tuple[str, str, int | None, str]] = set()
-_PRIMER: dict[tuple[str, bool], Prepared] = {}
+@functools.cache
+def primer_pattern() -> Pattern:
+    """What a distance-2 algorithm is primed on: the pattern of A + I of :func:`primer_graph`
+    (its clique's rows need 70 colors, its star's hub row is long)."""
+    return closed_neighbourhoods(primer_graph()).renamed("gcbench-primer-pattern")
+
+
+_PRIMED: set[tuple[str, str, int | None, str, bool]] = set()
+_PRIMER: dict[tuple[str, str], Prepared] = {}
 
 
 @functools.cache
@@ -248,8 +257,9 @@ def peer_primer_graph() -> Graph:
 
 def _prime_key(
     spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]
-) -> tuple[str, str, int | None, str]:
-    return (spec.name, spec.backend, block_size, canonical_params(params))
+) -> tuple[str, str, int | None, str, bool]:
+    """One configuration: a name may be a distance-1 and a distance-2 algorithm (greedy)."""
+    return (spec.name, spec.backend, block_size, canonical_params(params), spec.colors_patterns)
 
 
 def primed(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]) -> bool:
@@ -261,16 +271,17 @@ def primed(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]) 
 def prime(spec: AlgorithmSpec, block_size: int | None, params: dict[str, Any]) -> None:
     """Compile and load everything ``spec`` runs with these parameters (kernels, library
     handles, numba functions) by running its setup and coloring once on :func:`primer_graph`
-    (a peer: :func:`peer_primer_graph`), untimed; once per process and configuration. A
-    failure there surfaces as the case's."""
+    (a peer: :func:`peer_primer_graph`; a distance-2 algorithm: :func:`primer_pattern`),
+    untimed; once per process and configuration. A failure there surfaces as the case's."""
     key = _prime_key(spec, block_size, params)
     if key in _PRIMED:
         return
     try:
-        where = (spec.backend, spec.peer)
+        kind = "pattern" if spec.colors_patterns else "peer" if spec.peer else "graph"
+        where = (spec.backend, kind)
         if where not in _PRIMER:
-            graph = peer_primer_graph() if spec.peer else primer_graph()
-            _PRIMER[where] = prepare(graph, spec.backend)
+            primers = {"pattern": primer_pattern, "peer": peer_primer_graph, "graph": primer_graph}
+            _PRIMER[where] = prepare(primers[kind](), spec.backend)
         primed = _PRIMER[where].fresh()
         setup(spec, primed)
         coloring, _ = run_timed(spec, primed, block_size, params)

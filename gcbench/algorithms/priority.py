@@ -11,6 +11,7 @@ import numba
 import numpy as np
 
 from gcbench.graphs.graph import Graph
+from gcbench.graphs.pattern import Pattern
 
 _MULT = np.uint64(0x45D9F3B)
 _MASK = np.uint64(0xFFFFFFFF)
@@ -67,3 +68,43 @@ def ldf_order(graph: Graph) -> np.ndarray:
     key |= hash32_array(np.arange(graph.n, dtype=np.uint64))
     key.sort()
     return unhash32_array(key[::-1]).astype(np.int32)
+
+
+# The column orders of the distance-2 problems (docs/distance2.md, "Orders"): natural (column
+# id), largest-first (by pattern_weights, ties by lower id) and random (hash32, larger first).
+PATTERN_ORDERS: tuple[str, ...] = ("natural", "largest-first", "random")
+
+
+def pattern_weights(pattern: Pattern) -> np.ndarray:
+    """Each column's distance-2 degree counted with multiplicity: Σ over its rows of (row
+    count − 1), int64. ColPack's largest-first counts distinct distance-2 neighbours, which
+    costs a pass as long as a coloring; this sum bounds it and costs O(nnz)
+    (docs/distance2.md, "Orders")."""
+    col_ptr, col_rows = pattern.columns
+    per_entry = pattern.row_counts[col_rows] - 1
+    sums = np.zeros(per_entry.size + 1, dtype=np.int64)
+    np.cumsum(per_entry, out=sums[1:])
+    return sums[col_ptr[1:]] - sums[col_ptr[:-1]]
+
+
+def pattern_order(pattern: Pattern, order: str) -> np.ndarray:
+    """The columns in the visit order ``order`` (:data:`PATTERN_ORDERS`), int32: what the
+    serial greedy colors in turn, and what Jones-Plassmann's priorities reproduce."""
+    n = pattern.n_cols
+    ids = np.arange(n, dtype=np.int32)
+    if order == "natural":
+        return ids
+    if order == "largest-first":
+        return np.argsort(-pattern_weights(pattern), kind="stable").astype(np.int32)
+    if order == "random":
+        return unhash32_array(np.sort(hash32_array(ids))[::-1]).astype(np.int32)
+    raise ValueError(f"unknown order {order!r}; known: {', '.join(PATTERN_ORDERS)}")
+
+
+def pattern_rank(pattern: Pattern, order: str) -> np.ndarray:
+    """``rank[c]`` = the position of column c in :func:`pattern_order` (0 = colored first),
+    int32: a column may color once every distance-2 neighbour of lower rank has."""
+    visit = pattern_order(pattern, order)
+    rank = np.empty(pattern.n_cols, dtype=np.int32)
+    rank[visit] = np.arange(pattern.n_cols, dtype=np.int32)
+    return rank

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 from gcbench.errors import SpecError
+from gcbench.grammar import PROBLEMS
 
 Backend = Literal["gpu", "cpu"]
 
@@ -128,6 +129,10 @@ class AlgorithmSpec:
     ``extra`` of gcbench); :mod:`gcbench.algorithms.availability` checks them without
     importing them. ``kernel`` names the CUDA source ``kernels/<kernel>.cu`` of a GPU
     algorithm (None for a library call).
+    ``problems`` are the problems it solves (:data:`gcbench.grammar.PROBLEMS`): ``("d1",)``,
+    or some of the distance-2 ones, whose ``run`` gets a
+    :class:`~gcbench.graphs.pattern.Pattern` (a ``DevicePattern`` on the GPU) and colors its
+    columns (docs/distance2.md); those get no ``reduce`` or ``balance`` (distance-1 passes).
     ``bind(graph_or_device_graph, *, block_size, **params)``, when given, returns ``run``'s
     work as a call with no arguments, its lookups made at bind time (nothing that colors:
     at most what ``setup`` would build): :func:`gcbench.algorithms.execute.run_timed` binds
@@ -153,6 +158,13 @@ class AlgorithmSpec:
     extra: str = ""
     kernel: str | None = None
     bind: Callable[..., Callable[[], Coloring]] | None = None
+    problems: tuple[str, ...] = ("d1",)
+
+    @property
+    def colors_patterns(self) -> bool:
+        """Whether it solves the distance-2 problems: ``run`` gets a Pattern (docs/distance2.md)
+        and colors its columns, instead of a Graph's vertices."""
+        return self.problems != ("d1",)
 
     def check_block_size(self, block_size: int) -> None:
         """Refuse a launch block size this GPU algorithm's kernels cannot use: one check for
@@ -181,19 +193,25 @@ class AlgorithmSpec:
         return out
 
 
-_REGISTRY: dict[str, dict[str, AlgorithmSpec]] = {}  # name -> backend -> spec
+_REGISTRY: dict[str, dict[str, dict[str, AlgorithmSpec]]] = {}  # name -> problem -> backend
 
 
 def register(spec: AlgorithmSpec) -> AlgorithmSpec:
-    """Add ``spec`` to the registry (replacing one of the same name, e.g. in tests, or for a
-    chooser one of the same name and backend), with the ``reduce`` and ``balance`` parameters
-    appended unless it declares them; returns the registered spec."""
+    """Add ``spec`` to the registry under each of its problems (replacing one of the same name
+    and problem, e.g. in tests, or for a chooser one of the same name and backend), with the
+    ``reduce`` and ``balance`` parameters appended to a distance-1 spec unless it declares
+    them; returns the registered spec."""
+    wrong = [p for p in spec.problems if p not in PROBLEMS]
+    if wrong or not spec.problems or (spec.colors_patterns and "d1" in spec.problems):
+        raise ValueError(f"{spec.name}: problems {spec.problems} are not d1 or d2/pd2 ones")
     declared = {p.name for p in spec.params}
     missing = tuple(p for p in POST_PARAMS if p.name not in declared)
-    if missing:
+    if missing and not spec.colors_patterns:
         spec = replace(spec, params=(*spec.params, *missing))
-    kept = _REGISTRY.get(spec.name, {}) if spec.chooser else {}
-    _REGISTRY[spec.name] = {**{b: s for b, s in kept.items() if s.chooser}, spec.backend: spec}
+    by_problem = _REGISTRY.setdefault(spec.name, {})
+    for problem in spec.problems:
+        kept = by_problem.get(problem, {}) if spec.chooser else {}
+        by_problem[problem] = {**{b: s for b, s in kept.items() if s.chooser}, spec.backend: spec}
     return spec
 
 
@@ -201,32 +219,50 @@ def unregister(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def get(name: str, backend: str | None = None) -> AlgorithmSpec:
-    """The spec called ``name``, or a SpecError listing the known ones. For a name with a
-    spec per backend, the one of ``backend`` (the GPU one when None); otherwise ``backend``
-    does not matter."""
+def get(name: str, backend: str | None = None, problem: str = "d1") -> AlgorithmSpec:
+    """The spec called ``name`` that solves ``problem``, or a SpecError listing the known
+    ones. For a name with a spec per backend, the one of ``backend`` (the GPU one when None);
+    otherwise ``backend`` does not matter."""
     try:
-        specs = _REGISTRY[name]
+        by_problem = _REGISTRY[name]
     except KeyError:
         known = ", ".join(sorted(_REGISTRY))
         raise SpecError(f"unknown algorithm {name!r}; known: {known}") from None
+    specs = by_problem.get(problem)
+    if not specs:
+        solving = ", ".join(s.name for s in all_specs(problem=problem)) or "none"
+        raise SpecError(
+            f"{name} does not solve --problem {problem} (it solves "
+            f"{', '.join(sorted(by_problem))}); algorithms that do: {solving}"
+        )
     return specs.get(backend or "gpu") or next(iter(specs.values()))
 
 
-def backends(name: str) -> tuple[str, ...]:
-    """The backends ``name`` can run on (two for a chooser)."""
-    get(name)
-    return tuple(sorted(_REGISTRY[name]))
+def solves(name: str, problem: str) -> bool:
+    """Whether the algorithm called ``name`` solves ``problem`` (a SpecError for an unknown
+    name)."""
+    if name not in _REGISTRY:
+        get(name)
+    return problem in _REGISTRY[name]
 
 
-def all_specs(backend: Backend | None = None) -> list[AlgorithmSpec]:
-    """Every registered spec (optionally of one backend), sorted by name, then backend."""
-    return [
-        spec
-        for _, specs in sorted(_REGISTRY.items())
-        for _, spec in sorted(specs.items())
-        if backend in (None, spec.backend)
-    ]
+def backends(name: str, problem: str = "d1") -> tuple[str, ...]:
+    """The backends ``name`` can run on for ``problem`` (two for a chooser)."""
+    get(name, problem=problem)
+    return tuple(sorted(_REGISTRY[name][problem]))
+
+
+def all_specs(backend: Backend | None = None, problem: str | None = "d1") -> list[AlgorithmSpec]:
+    """Every registered spec for ``problem`` (every problem, each spec once, with None),
+    optionally of one backend, sorted by name, then backend (then problems)."""
+    out: dict[tuple[str, str, tuple[str, ...]], AlgorithmSpec] = {}
+    for name, by_problem in sorted(_REGISTRY.items()):
+        for solved, specs in by_problem.items():
+            if problem in (None, solved):
+                for b, spec in specs.items():
+                    if backend in (None, spec.backend):
+                        out.setdefault((name, b, spec.problems), spec)
+    return [out[key] for key in sorted(out)]
 
 
 UNCOLORED = -1  # a vertex without a color; GCB_UNCOLORED of kernels/common.cuh

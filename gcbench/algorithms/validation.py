@@ -65,7 +65,12 @@ def class_sizes(sizes: np.ndarray) -> ClassSizes:
 class Validation:
     """Conflicting edges (each counted once), uncolored vertices, distinct colors, max color,
     and the balance of the color classes: the smallest and largest class and ``class_cv``
-    (:attr:`ClassSizes.cv`; 0, 0 and 0.0 when no vertex is colored)."""
+    (:attr:`ClassSizes.cv`; 0, 0 and 0.0 when no vertex is colored).
+
+    For a Pattern (docs/distance2.md) ``conflicts`` counts the nonzeros whose column's color
+    another column of the same row had before it, and ``recovered`` says whether the
+    compressed product B = J·S of the coloring's seed matrix S gave back every nonzero of J
+    (None for a graph, and where the check did not run)."""
 
     conflicts: int
     uncolored: int
@@ -74,10 +79,11 @@ class Validation:
     min_class: int
     max_class: int
     class_cv: float
+    recovered: bool | None = None
 
     @property
     def valid(self) -> bool:
-        return self.conflicts == 0 and self.uncolored == 0
+        return self.conflicts == 0 and self.uncolored == 0 and self.recovered is not False
 
 
 def from_counts(conflicts: int, uncolored: int, max_color: int, classes: ClassSizes) -> Validation:

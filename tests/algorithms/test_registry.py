@@ -88,3 +88,23 @@ def test_a_pass_after_the_coloring_replaces_the_colors_and_adds_its_series():
     assert after.trace == {"active": [3.0, 1.0], "reduce_ms": [0.5], "reduce_rounds": [2.0]}
     assert all(isinstance(v, float) for v in after.trace["reduce_rounds"])
     assert before.colors == [1, 0, 1] and "reduce_ms" not in before.trace
+
+
+def test_a_name_may_solve_d1_and_the_distance2_problems_with_two_specs():
+    d1 = register(_spec())
+    d2 = register(replace(_spec(), problems=("d2", "pd2"), params=()))
+    try:
+        assert get(d1.name) is d1 and get(d1.name, problem="pd2") is d2
+        assert {p.name for p in d1.params} >= {"reduce", "balance"}
+        assert not d2.params  # no distance-1 passes on a distance-2 spec
+        assert d2.colors_patterns and not d1.colors_patterns
+        with pytest.raises(SpecError, match=r"does not solve --problem pd2-rows \(it solves"):
+            get(d1.name, problem="pd2-rows")
+    finally:
+        unregister(d1.name)
+
+
+@pytest.mark.parametrize("problems", [(), ("d1", "d2"), ("d4",)])
+def test_a_spec_solves_d1_or_distance2_problems(problems):
+    with pytest.raises(ValueError, match="problems"):
+        register(replace(_spec(), problems=problems))
