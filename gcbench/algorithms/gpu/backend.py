@@ -6,6 +6,7 @@ the reduction and balancing passes launch their kernels on the device colors."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,9 @@ from gcbench.algorithms.registry import Coloring
 from gcbench.algorithms.validation import Validation
 from gcbench.errors import GpuUnavailableError
 from gcbench.graphs.graph import Graph
+from gcbench.graphs.pattern import Pattern
+
+DeviceInput = runtime.DeviceGraph | runtime.DevicePattern
 
 
 class GpuBackend:
@@ -37,30 +41,50 @@ class GpuBackend:
             return str(exc)
         return None
 
-    def upload(self, graph: Graph) -> tuple[runtime.DeviceGraph, float]:
+    def upload(self, graph: Graph | Pattern) -> tuple[DeviceInput, float]:
+        """A Graph as a DeviceGraph, a Pattern (docs/distance2.md) as a DevicePattern; the
+        host passes (the largest degree, a pattern's column view) come before the timer."""
         cp = runtime.cupy()
         cp.cuda.Device().synchronize()  # creates the CUDA context (~0.1 s) outside the timing
         free = cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
-        upload = memory.estimate_upload_bytes(graph.n, graph.nnz)
-        memory.check_device(upload, free, f"uploading {graph.name}")
-        largest = graph.max_degree  # a host pass over the offsets: before the copy is timed
-        start = time.perf_counter()
-        dgraph = runtime.to_device(graph, largest)
+        if isinstance(graph, Pattern):
+            upload = memory.estimate_pattern_upload_bytes(
+                graph.n_rows, graph.n_cols, graph.nnz, graph.symmetric
+            )
+            memory.check_device(upload, free, f"uploading {graph.name}")
+            graph.columns  # noqa: B018 -- the host's transpose, built before the timer
+            start = time.perf_counter()
+            handle: DeviceInput = runtime.pattern_to_device(graph)
+        else:
+            upload = memory.estimate_upload_bytes(graph.n, graph.nnz)
+            memory.check_device(upload, free, f"uploading {graph.name}")
+            largest = graph.max_degree  # a host pass over the offsets: before the timer
+            start = time.perf_counter()
+            handle = runtime.to_device(graph, largest)
         cp.cuda.Device().synchronize()
-        return dgraph, (time.perf_counter() - start) * 1e3
+        return handle, (time.perf_counter() - start) * 1e3
 
-    def fresh(self, handle: runtime.DeviceGraph) -> runtime.DeviceGraph:
+    def fresh(self, handle: DeviceInput) -> DeviceInput:
         return handle.fresh()
 
     def clock(self) -> runtime.EventClock:
         return runtime.EventClock()
 
     def finish(
-        self, graph: Graph, handle: runtime.DeviceGraph, coloring: Coloring
+        self, graph: Graph | Pattern, handle: DeviceInput, coloring: Coloring
     ) -> tuple[np.ndarray, Validation, float]:
         cp = runtime.cupy()
         dcolors = cp.asarray(coloring.colors, dtype=np.int32)
-        validation = runtime.validate_device(handle, dcolors)
+        if isinstance(handle, runtime.DevicePattern):
+            from gcbench.algorithms.gpu.pattern_check import (
+                recovers_device,
+                validate_pattern_device,
+            )
+
+            validation = validate_pattern_device(handle, dcolors)
+            validation = replace(validation, recovered=recovers_device(handle, dcolors))
+        else:
+            validation = runtime.validate_device(handle, dcolors)
         start = time.perf_counter()
         colors = cp.asnumpy(dcolors)
         return colors, validation, (time.perf_counter() - start) * 1e3

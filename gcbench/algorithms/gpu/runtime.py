@@ -22,7 +22,9 @@ import numpy as np
 from gcbench.algorithms.registry import UNCOLORED
 from gcbench.algorithms.validation import ClassSizes, Validation, from_counts, summarise
 from gcbench.errors import GpuUnavailableError
+from gcbench.graphs import pattern as patterns
 from gcbench.graphs.graph import Graph, check_gpu_size
+from gcbench.graphs.pattern import Pattern
 from gcbench.resources import resource_dir
 
 
@@ -279,6 +281,64 @@ def to_device(graph: Graph, max_degree: int | None = None) -> DeviceGraph:
     indices = cp.asarray(graph.indices)
     largest = graph.max_degree if max_degree is None else max_degree
     return DeviceGraph(graph, indptr, indices, largest)
+
+
+@dataclass
+class DevicePattern:
+    """A matrix pattern resident on the GPU (docs/distance2.md): the rows' int32 CSR
+    (``row_ptr``, ``row_cols``: each net's columns) and the columns' (``col_ptr``,
+    ``col_rows``: each column's nets), the same arrays for a symmetric pattern (d2's A + I),
+    plus per-pattern extras built once, as :class:`DeviceGraph`'s."""
+
+    host: Pattern
+    row_ptr: Any
+    row_cols: Any
+    col_ptr: Any
+    col_rows: Any
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        """The columns, the objects a coloring colors."""
+        return self.host.n_cols
+
+    @property
+    def n_rows(self) -> int:
+        return self.host.n_rows
+
+    @property
+    def nnz(self) -> int:
+        return self.host.nnz
+
+    @property
+    def name(self) -> str:
+        return self.host.name
+
+    def fresh(self) -> DevicePattern:
+        """The same device arrays with no extras (as :meth:`DeviceGraph.fresh`)."""
+        return DevicePattern(self.host, self.row_ptr, self.row_cols, self.col_ptr, self.col_rows)
+
+    def extra(self, key: str, build: Callable[[DevicePattern], Any]) -> Any:
+        """The extra called ``key``, built by ``build(self)`` the first time it is asked for."""
+        if key not in self.extras:
+            self.extras[key] = build(self)
+        return self.extras[key]
+
+
+def pattern_to_device(pattern: Pattern) -> DevicePattern:
+    """Copy ``pattern``'s row and column CSR to the device as int32 (one copy for a symmetric
+    pattern), refusing one whose offsets do not fit int32. The column view is built on the
+    host first (:attr:`Pattern.columns`); the caller times the copy after it."""
+    patterns.check_gpu_size(pattern)
+    cp = cupy()
+    col_ptr, col_rows = pattern.columns
+    row_ptr = cp.asarray(pattern.indptr.astype(np.int32))
+    row_cols = cp.asarray(pattern.indices)
+    if pattern.symmetric:
+        return DevicePattern(pattern, row_ptr, row_cols, row_ptr, row_cols)
+    return DevicePattern(
+        pattern, row_ptr, row_cols, cp.asarray(col_ptr.astype(np.int32)), cp.asarray(col_rows)
+    )
 
 
 def grid_for(items: int, block_size: int) -> int:

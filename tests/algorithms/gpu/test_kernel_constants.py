@@ -228,3 +228,37 @@ def test_each_family_compiles_with_its_shared_defines(family, tmp_path):
     done = subprocess.run([*command, "-o", "/dev/null", str(source)], capture_output=True,
                           text=True, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
+
+
+def test_distance2_shares_its_window_and_counter_slots():
+    from gcbench.algorithms.gpu import distance2
+
+    shared = runtime.shared_defines("distance2")
+    assert shared["GCB_D2_WIDTH"] == distance2.WIDTH == 64  # one 64-bit mask (static_assert)
+    assert {k: v for k, v in shared.items() if k.startswith("GCB_D2_C_")} == {
+        f"GCB_D2_C_{slot.name}": int(slot) for slot in distance2.Slot
+    }
+
+
+def test_kernel_params_of_the_distance2_launches():
+    """The argument tuples gcbench/algorithms/gpu/distance2.py and pattern_check.py build."""
+    scan = ("col_ptr", "col_rows", "row_ptr", "row_cols")
+    assert runtime.kernel_params("distance2", "vb_color") == (
+        "count", "list", *scan, "colors", "n_cols", "next_count",
+    )  # fmt: skip
+    assert runtime.kernel_params("distance2", "vb_detect") == (
+        "count", "list", *scan, "colors", "next", "next_count",
+    )  # fmt: skip
+    assert runtime.kernel_params("distance2", "jp_round") == (
+        "count", "list", *scan, "rank", "colors", "n_cols", "next", "next_count", "clear",
+    )  # fmt: skip
+    rows = ("n_rows", "row_ptr", "row_cols", "colors")
+    assert runtime.kernel_params("distance2", "nb_refresh") == (*rows, "base", "forbidden")
+    assert runtime.kernel_params("distance2", "nb_color") == (
+        "count", "list", "col_ptr", "col_rows", "colors", "base", "forbidden", "counters",
+    )  # fmt: skip
+    assert runtime.kernel_params("distance2", "nb_conflicts") == (*rows, "base")
+    assert runtime.kernel_params("distance2", "nb_compact") == (
+        "count", "list", "colors", "next", "deferred", "counters",
+    )  # fmt: skip
+    assert runtime.kernel_params("distance2", "pattern_keys") == (*rows, "keys")

@@ -1,0 +1,326 @@
+"""Distance-2 and partial distance-2 coloring of a pattern's columns on the GPU
+(docs/distance2.md), over kernels/distance2.cu. Each colors the columns of a
+:class:`~gcbench.algorithms.gpu.runtime.DevicePattern` (``d2`` on the pattern of A + I,
+``pd2`` on J, ``pd2-rows`` on Jᵀ): a column's distance-2 neighbours are the other columns of
+its rows, reached through the two CSR views, never through a squared graph.
+
+- ``vb-bit``: Deveci, Boman, Devine & Rajamanickam's speculative vertex-based coloring with a
+  64-color forbidden bitmap (IPDPS 2016, §3.1.2) at distance 2, after Kokkos Kernels' D2
+  VB_BIT: rounds of coloring the worklist and detecting its conflicts; a conflicting column
+  gives its color up to a smaller one (Kokkos uncolors both), so every round progresses.
+- ``nb-bit``: net-based coloring, Kokkos Kernels' D2 NB_BIT after Taş, Kaya & Saule ("Greed is
+  good", ICPP 2017): each row keeps a bitmap of the window's colors it holds, a column's
+  forbidden colors are the OR of its rows' bitmaps, and conflicts are found by scanning each
+  row once: O(nnz) per round instead of O(Σ row²).
+- ``jp-d2``: Jones-Plassmann at distance 2 in a column order of
+  :data:`~gcbench.algorithms.priority.PATTERN_ORDERS`; deterministic, its colors equal the
+  serial greedy's in the same order (``greedy`` with ``order``) column for column.
+
+Every round ends in one counter read (the worklist left, ``trace["active"]``); the rounds are
+bounded (:func:`round_cap`, RoundCapError with the partial colors). The scratch a run
+allocates is estimated against the free device memory in ``bind`` first (``oom`` in one line).
+Decisions and the progress arguments: docs/distance2.md and the comments of the kernel file.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from gcbench.algorithms import priority
+from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.gpu.deveci import launch
+from gcbench.algorithms.gpu.pattern_check import require_device
+from gcbench.algorithms.registry import UNCOLORED, WARP, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.rounds import run_rounds
+from gcbench.errors import RoundCapError
+
+FAMILY = "distance2"
+WIDTH = 64  # colors per forbidden window: one 64-bit mask (GCB_D2_WIDTH)
+BLOCK = 128  # the default block size of every launch (a multiple of 32: whole warps)
+PROBLEMS = ("d2", "pd2", "pd2-rows")
+RANK_KEY = "jp-d2 rank"  # DevicePattern.extras: RANK_KEY + " " + order -> int32 ranks
+
+
+@enum.unique
+class Slot(enum.IntEnum):
+    """The slots of nb-bit's counters (``GCB_D2_C_<NAME>`` in kernels/distance2.cu)."""
+
+    NEXT = 0  # worklist columns left uncolored by the round: its next round's worklist
+    DEFERRED = 1  # columns whose window was full: the next window's worklist
+
+
+# What kernels/distance2.cu shares with this module: passed to every compile as -D defines.
+runtime.share(FAMILY, GCB_D2_WIDTH=WIDTH, **runtime.slot_defines("GCB_D2_C_", Slot))
+
+# Device bytes a run allocates, per column and per row (checked in bind, before allocating):
+# int32 colors and worklists; nb-bit's third list (deferred columns) and 64-bit row masks;
+# jp-d2's int32 ranks come on top when its order's are not uploaded yet.
+SCRATCH: dict[str, tuple[int, int]] = {"vb-bit": (12, 0), "nb-bit": (16, 8), "jp-d2": (12, 0)}
+RANK_BYTES = 4
+
+
+def round_cap(algorithm: str, n_cols: int) -> int:
+    """Rounds before a run counts as hung. vb-bit and jp-d2 color at least one column for good
+    every round (the smallest colored column of a vb-bit round keeps its color; the
+    lowest-ranked uncolored column of a jp-d2 round colors), so n_cols rounds suffice; nb-bit
+    may spend one more round per column on a full window (kernels/distance2.cu). One more
+    guards against bugs only."""
+    return (2 if algorithm == "nb-bit" else 1) * n_cols + 1
+
+
+def _require(dp: runtime.DevicePattern, algorithm: str, extra_bytes: int = 0) -> None:
+    per_column, per_row = SCRATCH[algorithm]
+    needed = per_column * dp.n + per_row * dp.n_rows + extra_bytes
+    require_device(needed, f"{algorithm} on {dp.name}")
+
+
+def _rounds(step: Callable[[int], int], algorithm: str, colors: Any) -> Coloring:
+    """The bounded host loop (:func:`run_rounds`) over ``step``, as a Coloring."""
+    n = int(colors.size)
+    if n == 0:
+        return Coloring(colors, 0, {"active": []})
+    rounds, active = run_rounds(
+        step, cap=round_cap(algorithm, n), algorithm=algorithm, colors=colors
+    )
+    return Coloring(colors, rounds, {"active": active})
+
+
+def _start(n: int, lists: int) -> tuple[Any, list[Any]]:
+    """A run's uncolored colors and ``lists`` worklists of n columns, the first of every column."""
+    cp = runtime.cupy()
+    buffers = [cp.arange(n, dtype=np.int32)]
+    buffers += [cp.empty(n, dtype=np.int32) for _ in range(lists - 1)]
+    return runtime.uncolored(n), buffers
+
+
+def _neighbourhoods(dp: runtime.DevicePattern) -> tuple[Any, Any, Any, Any]:
+    """The arrays a distance-2 scan reads, in the kernels' order."""
+    return dp.col_ptr, dp.col_rows, dp.row_ptr, dp.row_cols
+
+
+# ------------------------------------------------------------------------------------ vb-bit
+
+
+def bind_vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Callable[[], Coloring]:
+    """vb-bit as a call with no arguments (the memory check and kernel look-ups made now). A
+    round: ``vb_color`` over the worklist, ``vb_detect`` uncolors the losers and lists them
+    (kernels/distance2.cu), one counter read."""
+    _require(dp, "vb-bit")
+    color, detect = (runtime.kernel(FAMILY, name) for name in ("vb_color", "vb_detect"))
+    scan = _neighbourhoods(dp)
+    n = dp.n
+
+    def call() -> Coloring:
+        colors, lists = _start(n, 2)
+        counter = runtime.scalar_counter()
+        count = n
+
+        def step(rnd: int) -> int:
+            nonlocal count
+            current, following = lists[rnd % 2], lists[1 - rnd % 2]
+            grid, block = launch(count, block_size)
+            color(grid, block, (np.int32(count), current, *scan, colors, np.int32(n), counter))
+            detect(grid, block, (np.int32(count), current, *scan, colors, following, counter))
+            count = int(counter.get()[0])
+            return count
+
+        return _rounds(step, "vb-bit", colors)
+
+    return call
+
+
+def vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Coloring:
+    """Speculative vertex-based distance-2 coloring with 64-color forbidden bitmaps (Deveci
+    et al., IPDPS 2016, §3.1.2; Kokkos Kernels' D2 VB_BIT); ``iterations`` = rounds."""
+    return bind_vb_bit(dp, block_size=block_size)()
+
+
+# ------------------------------------------------------------------------------------ nb-bit
+
+
+def bind_nb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Callable[[], Coloring]:
+    """nb-bit as a call with no arguments. A round: ``nb_refresh`` (the rows' masks of the
+    window), ``nb_color`` (the worklist), ``nb_conflicts`` (each row once), ``nb_compact``
+    (the next worklist and the deferred list), one read of both counts. When a window's
+    worklist is empty the deferred columns become the worklist of the next window."""
+    _require(dp, "nb-bit")
+    refresh, color, conflicts, compact = (
+        runtime.kernel(FAMILY, name)
+        for name in ("nb_refresh", "nb_color", "nb_conflicts", "nb_compact")
+    )
+    n, n_rows = dp.n, np.int32(dp.n_rows)
+    rows = launch(dp.n_rows, block_size)
+
+    def call() -> Coloring:
+        cp = runtime.cupy()
+        colors, lists = _start(n, 3)  # worklist, next worklist, deferred
+        forbidden = cp.empty(dp.n_rows, dtype=np.uint64)
+        counters = cp.zeros(len(Slot), dtype=np.int32)
+        count, base = n, 0
+
+        def step(rnd: int) -> int:
+            nonlocal count, base
+            current, following, deferred = lists
+            columns = launch(count, block_size)
+            window = np.int32(base)
+            refresh(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, window, forbidden))
+            color(*columns, (np.int32(count), current, dp.col_ptr, dp.col_rows, colors, window,
+                             forbidden, counters))  # fmt: skip
+            conflicts(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, window))
+            compact(*columns, (np.int32(count), current, colors, following, deferred, counters))
+            retry, waiting = (int(x) for x in counters.get())
+            if retry:
+                lists[0], lists[1] = following, current
+                count = retry
+            elif waiting:  # the window is done: its deferred columns try the next one
+                lists[0], lists[2] = deferred, current
+                count, base = waiting, base + WIDTH
+                counters.fill(0)
+            return retry + waiting
+
+        try:
+            return _rounds(step, "nb-bit", colors)
+        except RoundCapError:
+            cp.maximum(colors, UNCOLORED, out=colors)  # a deferred column is an uncolored one
+            raise
+
+    return call
+
+
+def nb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Coloring:
+    """Net-based distance-2 coloring (Taş, Kaya & Saule, ICPP 2017; Kokkos Kernels' D2
+    NB_BIT): forbidden colors and conflicts through the rows' bitmaps, O(nnz) a round;
+    ``iterations`` = rounds."""
+    return bind_nb_bit(dp, block_size=block_size)()
+
+
+# ------------------------------------------------------------------------------------- jp-d2
+
+
+def ranks(dp: runtime.DevicePattern, order: str) -> Any:
+    """int32 ranks of the columns in ``order`` on the device (0 colors first):
+    :func:`~gcbench.algorithms.priority.pattern_rank` of the host pattern, the one definition
+    the serial greedy's visit order comes from, uploaded once per pattern and order."""
+    return dp.extra(
+        f"{RANK_KEY} {order}",
+        lambda p: runtime.cupy().asarray(priority.pattern_rank(p.host, order)),
+    )
+
+
+def bind_jp_d2(
+    dp: runtime.DevicePattern, *, block_size: int = BLOCK, order: str = "random"
+) -> Callable[[], Coloring]:
+    """jp-d2 as a call with no arguments: the order's ranks are built and uploaded here, once
+    per pattern and order (the spec's setup does not know the order), outside the timed call;
+    with ``count_setup`` they are inside it. A round is one ``jp_round`` and one counter read;
+    the counters alternate, each round zeroing the next one's."""
+    uploaded = f"{RANK_KEY} {order}" in dp.extras
+    _require(dp, "jp-d2", 0 if uploaded else RANK_BYTES * dp.n)
+    rank = ranks(dp, order)
+    kernel = runtime.kernel(FAMILY, "jp_round")
+    scan = _neighbourhoods(dp)
+    n = dp.n
+
+    def call() -> Coloring:
+        colors, lists = _start(n, 2)
+        counters = runtime.cupy().zeros(2, dtype=np.int32)
+        halves = (counters[0:1], counters[1:2])
+        count = n
+
+        def step(rnd: int) -> int:
+            nonlocal count
+            current, following = lists[rnd % 2], lists[1 - rnd % 2]
+            mine, clear = halves[rnd % 2], halves[1 - rnd % 2]
+            grid, block = launch(count, block_size)
+            kernel(grid, block, (np.int32(count), current, *scan, rank, colors, np.int32(n),
+                                 following, mine, clear))  # fmt: skip
+            count = int(mine.get()[0])
+            return count
+
+        return _rounds(step, "jp-d2", colors)
+
+    return call
+
+
+def jp_d2(dp: runtime.DevicePattern, *, block_size: int = BLOCK, order: str = "random") -> Coloring:
+    """Jones-Plassmann distance-2 coloring in ``order``: equal to the serial greedy in that
+    order column for column; ``iterations`` = rounds."""
+    return bind_jp_d2(dp, block_size=block_size, order=order)()
+
+
+# -------------------------------------------------------------------------------- registry
+
+ORDER = Param(
+    "order",
+    "random",
+    str,
+    choices=priority.PATTERN_ORDERS,
+    help="column priority: natural=column id, largest-first=by distance-2 degree counted "
+    "with multiplicity, random=by hash32 (the serial greedy's orders)",
+)
+
+
+def _register(
+    name: str,
+    run: Callable[..., Coloring],
+    bind: Callable[..., Callable[[], Coloring]],
+    *,
+    family: str,
+    rounds: str,
+    description: str,
+    deterministic: bool = False,
+    params: tuple[Param, ...] = (),
+) -> None:
+    register(
+        AlgorithmSpec(
+            name=name,
+            backend="gpu",
+            family=family,
+            run=run,
+            params=params,
+            deterministic=deterministic,
+            block_size_matters=True,
+            default_block_size=BLOCK,
+            block_size_step=WARP,  # d2_each works in whole warps
+            iterations_meaning=rounds,
+            description=description,
+            kernel=FAMILY,
+            bind=bind,
+            problems=PROBLEMS,
+        )
+    )
+
+
+_register(
+    "vb-bit",
+    vb_bit,
+    bind_vb_bit,
+    family="speculative distance-2 (Deveci et al., IPDPS 2016, §3.1.2; Kokkos Kernels D2 VB_BIT)",
+    rounds="rounds (color the worklist over distance-2 neighbourhoods + detect its conflicts)",
+    description="Speculative distance-2 coloring of columns with 64-color forbidden bitmaps, "
+    "conflicts resolved toward the smaller column",
+)
+_register(
+    "nb-bit",
+    nb_bit,
+    bind_nb_bit,
+    family="net-based distance-2 (Taş, Kaya & Saule, ICPP 2017; Kokkos Kernels D2 NB_BIT)",
+    rounds="rounds (refresh the rows' masks, color the worklist, resolve conflicts by rows)",
+    description="Net-based distance-2 coloring: forbidden colors and conflicts through each "
+    "row's 64-color bitmap, O(nnz) a round",
+)
+_register(
+    "jp-d2",
+    jp_d2,
+    bind_jp_d2,
+    family="Jones-Plassmann distance-2 (Jones & Plassmann 1993), equal to serial greedy",
+    rounds="rounds (columns whose lower-ranked distance-2 neighbours are all colored color)",
+    description="Deterministic Jones-Plassmann distance-2 coloring of columns, equal to the "
+    "serial greedy in the same order",
+    deterministic=True,
+    params=(ORDER,),
+)

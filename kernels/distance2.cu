@@ -1,0 +1,500 @@
+// Distance-2 and partial distance-2 coloring of a pattern's columns (docs/distance2.md): vb-bit,
+// nb-bit and jp-d2, plus the keys of the device validation. The pattern is held twice as int32
+// CSR: row_ptr/row_cols lists each row's (net's) columns, sorted; col_ptr/col_rows each column's
+// rows. Column c's distance-2 neighbours are the columns other than c of c's rows (d2 is this on
+// the pattern of A + I, so distance-1 neighbours are among them: kokkos-kernels issue #624).
+// Colors are int, GCB_UNCOLORED (-1) uncolored. Every kernel is a grid-stride loop over whole
+// warps (d2_each), so a launch's block size must be a multiple of 32, and every loop is bounded
+// by a CSR range or by the n_cols colors a column can ever need.
+#include "common.cuh"
+
+// What gcbench/algorithms/gpu/distance2.py shares with these kernels (its WIDTH and Slot), passed
+// to every compile as -D defines; these defaults serve a compile without them (CI's nvcc -ptx)
+// and tests/algorithms/gpu/test_kernel_constants.py checks that they agree.
+#ifndef GCB_D2_WIDTH
+#define GCB_D2_WIDTH 64
+#endif
+#ifndef GCB_D2_C_NEXT
+#define GCB_D2_C_NEXT 0
+#endif
+#ifndef GCB_D2_C_DEFERRED
+#define GCB_D2_C_DEFERRED 1
+#endif
+static_assert(GCB_D2_WIDTH == 64, "a color window is one 64-bit forbidden mask");
+
+// A column whose rows hold this many entries (itself included) has its distance-2 neighbourhood
+// scanned by a whole warp; a row (nb-bit's row passes) or a column's row list (nb_color) of
+// GCB_D2_LONG entries or more is read by a whole warp.
+#define GCB_D2_HEAVY 128
+#define GCB_D2_LONG 32
+// nb-bit: the column found no free color in the current window and waits for the next one.
+#define GCB_D2_DEFERRED (-2)
+static_assert(GCB_D2_DEFERRED < GCB_UNCOLORED, "distance2.py turns DEFERRED into UNCOLORED by max");
+
+typedef unsigned long long d2_mask;
+
+__device__ __forceinline__ int d2_lane() { return threadIdx.x & 31; }
+
+// The bit of `color` in the window [base, base + 64); none for a negative (uncolored, deferred)
+// color or one outside the window. Unsigned arithmetic: a negative color wraps far outside.
+__device__ __forceinline__ d2_mask d2_bit(const int color, const int base)
+{
+    const unsigned int offset = (unsigned int)color - (unsigned int)base;
+    return offset < GCB_D2_WIDTH ? 1ull << offset : 0ull;
+}
+
+// The OR of a 64-bit mask over the warp (all 32 lanes call it).
+__device__ __forceinline__ d2_mask d2_warp_or(const d2_mask x)
+{
+    const unsigned int high = __reduce_or_sync(GCB_FULL_MASK, (unsigned int)(x >> 32));
+    const unsigned int low = __reduce_or_sync(GCB_FULL_MASK, (unsigned int)x);
+    return (d2_mask)high << 32 | low;
+}
+
+// The lowest color of window `base` that `used` leaves free (used is not full).
+__device__ __forceinline__ int d2_lowest_free(const d2_mask used, const int base)
+{
+    return base + __ffsll((long long)~used) - 1;
+}
+
+// Visit items 0..count-1 (list[i] when list is given, else i itself). An item for which heavy(v)
+// holds is worked by the whole warp: every lane calls warp(v, lane == owner), which must return
+// the same flag on every lane; any other item by its own lane: light(v) returns its flag. Then
+// every lane calls finish(v, flag) (v = -1 and flag false for a lane without an item), all 32
+// together, so finish may vote (gcb_append). The loop runs whole warps: blockDim.x % 32 == 0.
+template <class Heavy, class Light, class Warp, class Finish>
+__device__ __forceinline__ void d2_each(const int count, const int* __restrict__ list, Heavy heavy,
+                                        Light light, Warp warp, Finish finish)
+{
+    const int lane = d2_lane();
+    for (int first = gcb_tid() - lane; first < count; first += gcb_stride()) {
+        const int i = first + lane;
+        const int v = i < count ? (list ? list[i] : i) : -1;
+        const bool big = v >= 0 && heavy(v);
+        bool flag = v >= 0 && !big && light(v);
+        for (unsigned int todo = __ballot_sync(GCB_FULL_MASK, big); todo; todo &= todo - 1) {
+            const int owner = __ffs(todo) - 1;
+            const bool got = warp(__shfl_sync(GCB_FULL_MASK, v, owner), lane == owner);
+            if (lane == owner) flag = got;
+        }
+        finish(v, flag);
+    }
+}
+
+// Whether column c's rows hold GCB_D2_HEAVY entries: at most GCB_D2_HEAVY rows are read, as
+// every row of c holds at least c.
+__device__ __forceinline__ bool d2_heavy(const int c, const int* __restrict__ col_ptr,
+                                         const int* __restrict__ col_rows,
+                                         const int* __restrict__ row_ptr)
+{
+    int work = 0;
+    const int last = col_ptr[c + 1];
+    for (int e = col_ptr[c]; e < last && work < GCB_D2_HEAVY; e++) {
+        const int r = col_rows[e];
+        work += row_ptr[r + 1] - row_ptr[r];
+    }
+    return work >= GCB_D2_HEAVY;
+}
+
+// Column c's distance-2 neighbourhood by one thread: visit(u) for every entry u != c of every row
+// of c (a neighbour in several rows is visited once per row), until visit returns true; returns
+// whether it did.
+template <class Visit>
+__device__ __forceinline__ bool d2_thread_scan(const int c, const int* __restrict__ col_ptr,
+                                               const int* __restrict__ col_rows,
+                                               const int* __restrict__ row_ptr,
+                                               const int* __restrict__ row_cols, Visit visit)
+{
+    const int last = col_ptr[c + 1];
+    for (int e = col_ptr[c]; e < last; e++) {
+        const int r = col_rows[e];
+        const int end = row_ptr[r + 1];
+        for (int k = row_ptr[r]; k < end; k++) {
+            const int u = row_cols[k];
+            if (u != c && visit(u)) return true;
+        }
+    }
+    return false;
+}
+
+// The same neighbourhood by the whole warp (every lane calls it with the same c). c's rows are
+// taken 32 at a time and their entries laid end to end and dealt to the lanes in turn (lane l
+// takes entries l, l + 32, ...), so one hub row and many short rows keep every lane busy alike:
+// a lane finds the row of its entry p by a binary search over the rows' prefix sums, held one
+// per lane. visit(u) is called on the lane that holds entry u != c; stop(), called by every lane
+// after every 32 entries, ends the scan when it returns true and must be warp-uniform (a vote, a
+// warp reduction). A group's entries are those of distinct rows, so their sum is at most nnz and
+// fits int.
+template <class Visit, class Stop>
+__device__ __forceinline__ void d2_warp_scan(const int c, const int* __restrict__ col_ptr,
+                                             const int* __restrict__ col_rows,
+                                             const int* __restrict__ row_ptr,
+                                             const int* __restrict__ row_cols, Visit visit,
+                                             Stop stop)
+{
+    const int lane = d2_lane();
+    const int last = col_ptr[c + 1];
+    for (int group = col_ptr[c]; group < last; group += 32) {
+        int begin = 0, length = 0;
+        if (group + lane < last) {
+            const int r = col_rows[group + lane];
+            begin = row_ptr[r];
+            length = row_ptr[r + 1] - begin;
+        }
+        int end = length;  // inclusive prefix sum: this lane's row ends before entry `end`
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const int before = __shfl_up_sync(GCB_FULL_MASK, end, d);
+            if (lane >= d) end += before;
+        }
+        const int start = end - length;
+        const int total = __shfl_sync(GCB_FULL_MASK, end, 31);
+        for (int first = 0; first < total; first += 32) {
+            const int p = first + lane;
+            int j = 0;  // the row of entry p: how many rows of the group end at or before it
+#pragma unroll
+            for (int step = 16; step > 0; step >>= 1)
+                if (__shfl_sync(GCB_FULL_MASK, end, j + step - 1) <= p) j += step;
+            const int row_begin = __shfl_sync(GCB_FULL_MASK, begin, j);
+            const int row_start = __shfl_sync(GCB_FULL_MASK, start, j);
+            if (p < total) {
+                const int u = row_cols[row_begin + p - row_start];
+                if (u != c) visit(u);
+            }
+            if (stop()) return;
+        }
+    }
+}
+
+__device__ __forceinline__ bool d2_row_is_long(const int r, const int* __restrict__ row_ptr)
+{
+    return row_ptr[r + 1] - row_ptr[r] >= GCB_D2_LONG;
+}
+
+// ------------------------------------------------------------------------------------ vb-bit
+// Deveci et al.'s VB-BIT (IPDPS 2016, §3.1.2) at distance 2, after Kokkos Kernels' D2 VB_BIT:
+// every worklist column takes the lowest color of a 64-color window that no distance-2
+// neighbour shows (the window moves on while full), then every worklist column that shares
+// its color with a smaller distance-2 neighbour gives it up (Kokkos uncolors both ends of a
+// conflict and finishes a round without progress on the host). A column off the worklist is final
+// and every worklist column read its color, so a conflict joins two columns of this round, and
+// the smallest colored column of the round keeps its color: each round fixes one color at least.
+
+// Speculative coloring of the worklist; also zeroes the count that vb_detect appends to.
+extern "C" __global__ void vb_color(const int count, const int* __restrict__ list,
+                                    const int* __restrict__ col_ptr,
+                                    const int* __restrict__ col_rows,
+                                    const int* __restrict__ row_ptr,
+                                    const int* __restrict__ row_cols, int* colors, const int n_cols,
+                                    int* __restrict__ next_count)
+{
+    if (gcb_tid() == 0) *next_count = 0;
+    d2_each(
+        count, list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
+        [&](int c) {
+            for (int base = 0; base < n_cols; base += GCB_D2_WIDTH) {
+                d2_mask used = 0;
+                d2_thread_scan(c, col_ptr, col_rows, row_ptr, row_cols, [&](int u) {
+                    used |= d2_bit(colors[u], base);
+                    return !~used;
+                });
+                if (~used) {
+                    colors[c] = d2_lowest_free(used, base);
+                    break;
+                }
+            }
+            return false;
+        },
+        [&](int c, bool owner) {
+            for (int base = 0; base < n_cols; base += GCB_D2_WIDTH) {
+                d2_mask used = 0;
+                d2_warp_scan(
+                    c, col_ptr, col_rows, row_ptr, row_cols,
+                    [&](int u) { used |= d2_bit(colors[u], base); },
+                    [&] { return !~d2_warp_or(used); });
+                used = d2_warp_or(used);
+                if (~used) {
+                    if (owner) colors[c] = d2_lowest_free(used, base);
+                    break;
+                }
+            }
+            return false;
+        },
+        [](int, bool) {});
+}
+
+// Conflict detection: a worklist column sharing its color with a smaller distance-2 neighbour
+// is uncolored; the uncolored worklist columns (and any that found no window) form the next
+// worklist, by warp-aggregated atomic append.
+extern "C" __global__ void vb_detect(const int count, const int* __restrict__ list,
+                                     const int* __restrict__ col_ptr,
+                                     const int* __restrict__ col_rows,
+                                     const int* __restrict__ row_ptr,
+                                     const int* __restrict__ row_cols, int* colors,
+                                     int* __restrict__ next, int* __restrict__ next_count)
+{
+    d2_each(
+        count, list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
+        [&](int c) {
+            const int mine = colors[c];
+            if (mine < 0) return true;
+            const bool lost = d2_thread_scan(c, col_ptr, col_rows, row_ptr, row_cols,
+                                             [&](int u) { return u < c && colors[u] == mine; });
+            if (lost) colors[c] = GCB_UNCOLORED;
+            return lost;
+        },
+        [&](int c, bool owner) {
+            const int mine = colors[c];  // only c's owner writes it, after this
+            if (mine < 0) return true;
+            bool same = false;
+            d2_warp_scan(
+                c, col_ptr, col_rows, row_ptr, row_cols,
+                [&](int u) { same |= u < c && colors[u] == mine; },
+                [&] { return __any_sync(GCB_FULL_MASK, same) != 0; });
+            const bool lost = __any_sync(GCB_FULL_MASK, same) != 0;
+            if (lost && owner) colors[c] = GCB_UNCOLORED;
+            return lost;
+        },
+        [&](int c, bool again) { gcb_append(next, next_count, again, c); });
+}
+
+// ------------------------------------------------------------------------------------ nb-bit
+// Net-based coloring, Kokkos Kernels' D2 NB_BIT (after Taş, Kaya & Saule, ICPP 2017): the colors
+// go in global 64-color windows [base, base + 64), and each row (net) keeps forbidden[r], the
+// window's colors its columns hold. A round: nb_refresh recomputes every row's mask from the
+// colors; nb_color gives each worklist column the lowest color free in the OR of its rows' masks
+// (O(its rows), not O(its distance-2 neighbourhood)) and ORs it into them, or defers the column
+// to the next window when the OR is full; nb_conflicts scans each row once and uncolors every
+// column whose window color an earlier (smaller) column of the row holds; nb_compact lists the
+// uncolored worklist columns for the next round and the deferred ones for the next window.
+//
+// Progress: the masks a round reads hold every color of the window that a column colored before
+// the round has in those rows, and such colors do not change during nb_color, so a column never
+// takes the color of a column colored before it: a conflict joins two columns of this round. A
+// row keeps the first (smallest) column of each color, so the smallest column colored in the
+// round keeps its color in every row. A round colors none for good only when every worklist
+// column was deferred; the next round starts a window no column has a color in, so its masks
+// are empty and it colors some: at most 2 rounds per column.
+
+// forbidden[r] = the window colors of row r's columns.
+extern "C" __global__ void nb_refresh(const int n_rows, const int* __restrict__ row_ptr,
+                                      const int* __restrict__ row_cols,
+                                      const int* __restrict__ colors, const int base,
+                                      d2_mask* __restrict__ forbidden)
+{
+    d2_each(
+        n_rows, nullptr, [&](int r) { return d2_row_is_long(r, row_ptr); },
+        [&](int r) {
+            d2_mask used = 0;
+            const int end = row_ptr[r + 1];
+            for (int k = row_ptr[r]; k < end; k++) used |= d2_bit(colors[row_cols[k]], base);
+            forbidden[r] = used;
+            return false;
+        },
+        [&](int r, bool owner) {
+            d2_mask used = 0;
+            const int end = row_ptr[r + 1];
+            for (int k = row_ptr[r] + d2_lane(); k < end; k += 32)
+                used |= d2_bit(colors[row_cols[k]], base);
+            used = d2_warp_or(used);
+            if (owner) forbidden[r] = used;
+            return false;
+        },
+        [](int, bool) {});
+}
+
+// Each worklist column: the lowest color free in its rows' masks, ORed into them; or
+// GCB_D2_DEFERRED when the window is full. Also zeroes the count nb_compact appends to.
+extern "C" __global__ void nb_color(const int count, const int* __restrict__ list,
+                                    const int* __restrict__ col_ptr,
+                                    const int* __restrict__ col_rows, int* __restrict__ colors,
+                                    const int base, d2_mask* forbidden, int* __restrict__ counters)
+{
+    if (gcb_tid() == 0) counters[GCB_D2_C_NEXT] = 0;
+    d2_each(
+        count, list, [&](int c) { return col_ptr[c + 1] - col_ptr[c] >= GCB_D2_LONG; },
+        [&](int c) {
+            const int first = col_ptr[c], last = col_ptr[c + 1];
+            d2_mask used = 0;
+            for (int e = first; e < last && ~used; e++) used |= forbidden[col_rows[e]];
+            if (!~used) {
+                colors[c] = GCB_D2_DEFERRED;
+                return false;
+            }
+            const int color = d2_lowest_free(used, base);
+            colors[c] = color;
+            for (int e = first; e < last; e++)
+                atomicOr(&forbidden[col_rows[e]], d2_bit(color, base));
+            return false;
+        },
+        [&](int c, bool owner) {
+            const int first = col_ptr[c] + d2_lane(), last = col_ptr[c + 1];
+            d2_mask used = 0;
+            for (int e = first; e < last; e += 32) used |= forbidden[col_rows[e]];
+            used = d2_warp_or(used);
+            if (!~used) {
+                if (owner) colors[c] = GCB_D2_DEFERRED;
+                return false;
+            }
+            const int color = d2_lowest_free(used, base);
+            if (owner) colors[c] = color;
+            for (int e = first; e < last; e += 32)
+                atomicOr(&forbidden[col_rows[e]], d2_bit(color, base));
+            return false;
+        },
+        [](int, bool) {});
+}
+
+// Each row once: a column whose window color an earlier column of the row holds is uncolored.
+// Rows are sorted, so the first holder of a color is its smallest. A warp reads a long row 32
+// entries at a time: a lane loses to an earlier lane of the same color (__match_any_sync) or to
+// a color seen in an earlier chunk.
+extern "C" __global__ void nb_conflicts(const int n_rows, const int* __restrict__ row_ptr,
+                                        const int* __restrict__ row_cols, int* colors,
+                                        const int base)
+{
+    d2_each(
+        n_rows, nullptr, [&](int r) { return d2_row_is_long(r, row_ptr); },
+        [&](int r) {
+            d2_mask seen = 0;
+            const int end = row_ptr[r + 1];
+            for (int k = row_ptr[r]; k < end; k++) {
+                const int c = row_cols[k];
+                const d2_mask bit = d2_bit(colors[c], base);
+                if (seen & bit) colors[c] = GCB_UNCOLORED;
+                seen |= bit;
+            }
+            return false;
+        },
+        [&](int r, bool) {
+            const int lane = d2_lane();
+            const int end = row_ptr[r + 1];
+            d2_mask seen = 0;
+            for (int chunk = row_ptr[r]; chunk < end; chunk += 32) {
+                const int k = chunk + lane;
+                const int c = k < end ? row_cols[k] : -1;
+                const int color = c >= 0 ? colors[c] : GCB_UNCOLORED;
+                const d2_mask bit = d2_bit(color, base);
+                // a lane without a window color gets a key no other lane has
+                const unsigned int peers = __match_any_sync(GCB_FULL_MASK, bit ? color : -1 - lane);
+                const bool earlier = (peers & ((1u << lane) - 1u)) != 0;
+                if (bit && (earlier || (seen & bit))) colors[c] = GCB_UNCOLORED;
+                seen |= d2_warp_or(bit);
+            }
+            return false;
+        },
+        [](int, bool) {});
+}
+
+// The worklist's uncolored columns to `next` (this window's next round), its deferred ones to
+// `deferred` (the next window's worklist, which grows over the window's rounds).
+extern "C" __global__ void nb_compact(const int count, const int* __restrict__ list,
+                                      const int* __restrict__ colors, int* __restrict__ next,
+                                      int* __restrict__ deferred, int* __restrict__ counters)
+{
+    for (int i = gcb_tid(); i < count; i += gcb_stride()) {
+        const int c = list[i];
+        const int color = colors[c];
+        gcb_append(next, &counters[GCB_D2_C_NEXT], color == GCB_UNCOLORED, c);
+        gcb_append(deferred, &counters[GCB_D2_C_DEFERRED], color == GCB_D2_DEFERRED, c);
+    }
+}
+
+// ------------------------------------------------------------------------------------- jp-d2
+// Jones-Plassmann at distance 2 (Jones & Plassmann, SIAM J. Sci. Comput. 1993): a worklist
+// column colors itself once every distance-2 neighbour of lower rank has a color, with the
+// lowest color none of them has; the others wait for the next round. While c is uncolored no
+// neighbour of higher rank can color (c is below it), so the colors c reads are those of its
+// lower-rank neighbours, final once set: reading the current colors in one kernel gives the
+// serial greedy in rank order, column for column (gcbench/algorithms/cpu/greedy_d2.py). A full
+// window stays full as colors are only added, so a column that moved its window past one would
+// find it full in the serial order too. The lowest-ranked uncolored column colors in every
+// round. Appends the waiting columns to `next` (count in *next_count) and zeroes *clear, the
+// count of the round after.
+extern "C" __global__ void jp_round(const int count, const int* __restrict__ list,
+                                    const int* __restrict__ col_ptr,
+                                    const int* __restrict__ col_rows,
+                                    const int* __restrict__ row_ptr,
+                                    const int* __restrict__ row_cols, const int* __restrict__ rank,
+                                    int* colors, const int n_cols, int* __restrict__ next,
+                                    int* __restrict__ next_count, int* __restrict__ clear)
+{
+    if (gcb_tid() == 0) *clear = 0;
+    d2_each(
+        count, list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
+        [&](int c) {
+            const int mine = rank[c];
+            for (int base = 0; base < n_cols; base += GCB_D2_WIDTH) {
+                d2_mask used = 0;
+                bool blocked = false;
+                d2_thread_scan(c, col_ptr, col_rows, row_ptr, row_cols, [&](int u) {
+                    const int cu = colors[u];
+                    if (cu < 0)
+                        blocked = rank[u] < mine;
+                    else
+                        used |= d2_bit(cu, base);
+                    return blocked || !~used;
+                });
+                if (blocked) return true;
+                if (~used) {
+                    colors[c] = d2_lowest_free(used, base);
+                    return false;
+                }
+            }
+            return true;  // no window had room: beyond n_cols colors, never reached
+        },
+        [&](int c, bool owner) {
+            const int mine = rank[c];
+            for (int base = 0; base < n_cols; base += GCB_D2_WIDTH) {
+                d2_mask used = 0;
+                bool blocked = false;
+                d2_warp_scan(
+                    c, col_ptr, col_rows, row_ptr, row_cols,
+                    [&](int u) {
+                        const int cu = colors[u];
+                        if (cu < 0)
+                            blocked = blocked || rank[u] < mine;
+                        else
+                            used |= d2_bit(cu, base);
+                    },
+                    [&] { return __any_sync(GCB_FULL_MASK, blocked) || !~d2_warp_or(used); });
+                if (__any_sync(GCB_FULL_MASK, blocked)) return true;
+                used = d2_warp_or(used);
+                if (~used) {
+                    if (owner) colors[c] = d2_lowest_free(used, base);
+                    return false;
+                }
+            }
+            return true;
+        },
+        [&](int c, bool again) { gcb_append(next, next_count, again, c); });
+}
+
+// ---------------------------------------------------------------------------------- validation
+// The keys of gcbench/algorithms/gpu/pattern_check.py: for nonzero k = (r, c), (r << 32) | color
+// when c is colored, so that sorted keys put a row's columns of one color side by side (each
+// repeat is a conflicting nonzero, in O(nnz) whatever the rows' lengths); a distinct negative
+// key, -1 - k, when c is uncolored, which equals no other.
+extern "C" __global__ void pattern_keys(const int n_rows, const int* __restrict__ row_ptr,
+                                        const int* __restrict__ row_cols,
+                                        const int* __restrict__ colors,
+                                        long long* __restrict__ keys)
+{
+    const auto key = [&](int r, int k) {
+        const int color = colors[row_cols[k]];
+        return color >= 0 ? (long long)r << 32 | color : -1ll - k;
+    };
+    d2_each(
+        n_rows, nullptr, [&](int r) { return d2_row_is_long(r, row_ptr); },
+        [&](int r) {
+            const int end = row_ptr[r + 1];
+            for (int k = row_ptr[r]; k < end; k++) keys[k] = key(r, k);
+            return false;
+        },
+        [&](int r, bool) {
+            const int end = row_ptr[r + 1];
+            for (int k = row_ptr[r] + d2_lane(); k < end; k += 32) keys[k] = key(r, k);
+            return false;
+        },
+        [](int, bool) {});
+}

@@ -1,0 +1,260 @@
+"""The distance-2 GPU algorithms (vb-bit, nb-bit, jp-d2): valid colorings of d2, pd2 and
+pd2-rows patterns at several block sizes (hub rows and more than one 64-color window among
+them), jp-d2 equal to the serial greedy column for column in every order, the round traces,
+bounded rounds, the memory check before allocating, and the registry entries."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from gcbench.algorithms import registry
+from gcbench.algorithms.cpu.greedy_d2 import greedy_d2_colors
+from gcbench.algorithms.execute import execute, prepare
+from gcbench.algorithms.gpu import deveci, distance2, pattern_check, runtime
+from gcbench.algorithms.pattern_validation import recovers, validate_pattern
+from gcbench.algorithms.priority import PATTERN_ORDERS
+from gcbench.errors import InsufficientMemoryError, RoundCapError, SpecError
+from gcbench.graphs import generators
+from gcbench.graphs.graph import Graph
+from gcbench.graphs.pattern import Pattern, adjacency, closed_neighbourhoods, from_entries
+
+RUNS = {"vb-bit": distance2.vb_bit, "nb-bit": distance2.nb_bit, "jp-d2": distance2.jp_d2}
+NAMES = sorted(RUNS)
+PROBLEMS = ("d2", "pd2", "pd2-rows")
+BLOCK_SIZES = [32, 64, 256, 1024]
+
+
+def _graph(family: str, **params: object) -> Graph:
+    return generators.get_family(family).generate(params)
+
+
+# d2 inputs beyond the small family graphs: a hub row of 301 columns (the warp paths), a
+# 100-clique of the square (100 colors: a second window), a mesh, and a skewed kron graph.
+D2_GRAPHS = {
+    "star-300": ("star", {"leaves": 300}),
+    "complete-100": ("complete", {"n": 100}),
+    "grid-40": ("grid2d", {"side": 40}),
+    "kron-10": ("kron", {"scale": 10}),
+}
+
+
+def _d2(name: str) -> Pattern:
+    family, params = D2_GRAPHS[name]
+    return closed_neighbourhoods(_graph(family, **params))
+
+
+def _random(seed: int, m: int, n: int, nnz: int) -> Pattern:
+    rng = np.random.default_rng(seed)
+    return from_entries(m, n, rng.integers(0, m, nnz), rng.integers(0, n, nnz), name=f"r{seed}")
+
+
+# pd2 inputs: rectangular patterns, small and larger, one with a dense row of 200 columns
+def _rectangular(name: str) -> Pattern:
+    if name == "small":
+        return _random(1, 53, 63, 300)
+    if name == "tall":
+        return _random(2, 3000, 800, 12000)
+    rng = np.random.default_rng(3)  # "hub-row": row 0 holds 200 of the 1500 columns
+    rows = np.concatenate([np.zeros(200, dtype=np.int64), rng.integers(1, 2000, 8000)])
+    cols = np.concatenate([rng.choice(1500, 200, replace=False), rng.integers(0, 1500, 8000)])
+    return from_entries(2000, 1500, rows, cols, name="hub-row")
+
+
+RECTANGULAR = ["small", "tall", "hub-row"]
+
+
+def _color(name: str, pattern: Pattern, block_size: int | None = None, **params):
+    """(host colors, Coloring) of ``name`` on ``pattern`` uploaded to the device."""
+    dp = runtime.pattern_to_device(pattern)
+    sized = {} if block_size is None else {"block_size": block_size}
+    coloring = RUNS[name](dp, **sized, **params)
+    colors = coloring.colors.get()
+    assert colors.dtype == np.int32 and colors.shape == (pattern.n_cols,)
+    return colors, coloring
+
+
+def _check(name: str, pattern: Pattern, colors: np.ndarray, coloring) -> None:
+    """A valid coloring that recovers J, at least max_row colors, and the round trace."""
+    result = validate_pattern(pattern, colors)
+    assert result.valid, (name, pattern.name, result)
+    assert result.colors >= pattern.max_row or pattern.nnz == 0
+    assert recovers(pattern, colors)
+    active = coloring.trace["active"]
+    assert len(active) == coloring.iterations
+    if pattern.n_cols == 0:
+        assert coloring.iterations == 0
+        return
+    assert active[-1] == 0
+    pairs = list(zip(active, active[1:], strict=False))
+    if name == "nb-bit":  # a round in which every column was deferred colors none
+        assert all(a >= b for a, b in pairs)
+    else:  # every round colors one column for good at least
+        assert all(a > b for a, b in pairs)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_d2_of_every_family_is_valid(family_graph, name):
+    pattern = closed_neighbourhoods(family_graph)
+    colors, coloring = _color(name, pattern)
+    _check(name, pattern, colors, coloring)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_pd2_of_every_family_adjacency_is_valid(family_graph, name):
+    """pd2 on a graph's A (no diagonal): vertices with a common neighbour differ."""
+    pattern = adjacency(family_graph)
+    colors, coloring = _color(name, pattern)
+    _check(name, pattern, colors, coloring)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("block_size", BLOCK_SIZES)
+@pytest.mark.parametrize("graph", sorted(D2_GRAPHS))
+@pytest.mark.parametrize("name", NAMES)
+def test_d2_valid_at_every_block_size(name, graph, block_size):
+    pattern = _d2(graph)
+    colors, coloring = _color(name, pattern, block_size)
+    _check(name, pattern, colors, coloring)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("block_size", BLOCK_SIZES)
+@pytest.mark.parametrize("rectangular", RECTANGULAR)
+@pytest.mark.parametrize("name", NAMES)
+def test_pd2_and_pd2_rows_valid_at_every_block_size(name, rectangular, block_size):
+    pattern = _rectangular(rectangular)
+    for side in (pattern, pattern.transposed()):  # pd2, then pd2-rows
+        colors, coloring = _color(name, side, block_size)
+        _check(name, side, colors, coloring)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("order", PATTERN_ORDERS)
+def test_jp_d2_equals_the_serial_greedy_on_every_family(family_graph, order):
+    for pattern in (closed_neighbourhoods(family_graph), adjacency(family_graph)):
+        colors, _ = _color("jp-d2", pattern, order=order)
+        np.testing.assert_array_equal(colors, greedy_d2_colors(pattern, order))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("block_size", [32, 1024])
+@pytest.mark.parametrize("order", PATTERN_ORDERS)
+def test_jp_d2_equals_the_serial_greedy_column_for_column(order, block_size):
+    patterns = [_d2(graph) for graph in sorted(D2_GRAPHS)]
+    patterns += [_rectangular(name) for name in RECTANGULAR]
+    patterns += [pattern.transposed() for pattern in patterns[len(D2_GRAPHS) :]]
+    for pattern in patterns:
+        colors, coloring = _color("jp-d2", pattern, block_size, order=order)
+        np.testing.assert_array_equal(colors, greedy_d2_colors(pattern, order), pattern.name)
+        _check("jp-d2", pattern, colors, coloring)
+
+
+@pytest.mark.gpu
+def test_jp_d2_ranks_are_uploaded_once_per_order():
+    dp = runtime.pattern_to_device(_d2("grid-40"))
+    first = distance2.ranks(dp, "largest-first")
+    assert distance2.ranks(dp, "largest-first") is first
+    assert distance2.ranks(dp, "natural") is not first
+    assert dp.fresh().extras == {}  # a fresh view starts without them
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_degenerate_patterns(name):
+    for pattern, expected in (
+        (from_entries(0, 0, [], []), []),
+        (from_entries(0, 3, [], []), [0, 0, 0]),  # columns in no row: all color 0
+        (from_entries(2, 1, [0, 1], [0, 0]), [0]),
+    ):
+        colors, coloring = _color(name, pattern)
+        assert colors.tolist() == expected
+        _check(name, pattern, colors, coloring)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_round_cap_raises_with_the_partial_coloring(monkeypatch, name):
+    """The 301 columns of the star's hub row need 301 rounds of jp-d2 and five 64-color
+    windows of nb-bit; vb-bit's ten warps (block size 32) all start on color 0 at once, so its
+    first round ends in conflicts. A cap of one round stops each with a partial coloring."""
+    monkeypatch.setattr(distance2, "round_cap", lambda algorithm, n_cols: 1)
+    pattern = _d2("star-300")
+    with pytest.raises(RoundCapError, match=f"{name}: still") as caught:
+        _color(name, pattern, 32)
+    partial = caught.value.coloring.get()
+    assert partial.shape == (301,) and partial.min() == -1  # no deferred marker left
+    result = validate_pattern(pattern, partial)
+    assert result.conflicts == 0 and 0 < result.uncolored < 301
+
+
+def test_round_caps():
+    assert distance2.round_cap("vb-bit", 10) == distance2.round_cap("jp-d2", 10) == 11
+    assert distance2.round_cap("nb-bit", 10) == 21
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_through_the_runner_with_device_validation(name, problem):
+    """execute: primed on the primer pattern, timed, validated on the device (recovery too)."""
+    graph = _graph("rgg", scale=10)
+    pattern = {
+        "d2": closed_neighbourhoods(graph),
+        "pd2": _rectangular("tall"),
+        "pd2-rows": _rectangular("tall").transposed(),
+    }[problem]
+    spec = registry.get(name, "gpu", problem=problem)
+    rep = execute(spec, prepare(pattern, "gpu"), None, spec.resolve_params({}))
+    assert rep.validation.valid and rep.validation.recovered is True
+    assert replace(rep.validation, recovered=None) == validate_pattern(pattern, rep.colors)
+    assert rep.coloring.iterations == len(rep.coloring.trace["active"]) > 0
+
+
+# ------------------------------------------------------------------- without a GPU
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scratch_that_cannot_fit_is_refused_before_allocating(monkeypatch, name):
+    """bind checks the run's scratch first: a DevicePattern without device arrays is enough."""
+    pattern = closed_neighbourhoods(_graph("grid2d", side=10))  # 100 columns: > 1000 bytes
+    dp = runtime.DevicePattern(pattern, None, None, None, None)
+    bind = registry.get(name, "gpu", problem="d2").bind
+    monkeypatch.setattr(pattern_check, "device_free_bytes", lambda: 1000)
+    with pytest.raises(InsufficientMemoryError, match=f"{name} on "):
+        bind(dp)
+    monkeypatch.setattr(pattern_check, "device_free_bytes", lambda: 1 << 40)
+    monkeypatch.setenv("GCBENCH_MAX_GPU_MEMORY", "1K")
+    with pytest.raises(InsufficientMemoryError, match="GCBENCH_MAX_GPU_MEMORY"):
+        bind(dp)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_registered_for_the_pattern_problems(name):
+    for problem in PROBLEMS:
+        spec = registry.get(name, "gpu", problem=problem)
+        assert spec.backend == "gpu" and spec.kernel == "distance2"
+        assert spec.problems == PROBLEMS and spec.bind is not None and spec.setup is None
+        assert spec.block_size_matters and spec.block_size_step == registry.WARP
+        assert spec.default_block_size == distance2.BLOCK
+        assert spec.deterministic == (name == "jp-d2")
+        assert [p.name for p in spec.params] == (["order"] if name == "jp-d2" else [])
+        assert spec.iterations_meaning.startswith("rounds")
+    with pytest.raises(SpecError, match="block size"):
+        spec.check_block_size(48)
+
+
+def test_jp_d2_takes_the_serial_greedy_orders():
+    order = registry.get("jp-d2", "gpu", problem="d2").param("order")
+    assert order.choices == PATTERN_ORDERS and order.default == "random"
+
+
+def test_distance_one_vb_bit_is_still_deveci():
+    assert registry.get("vb-bit", "gpu").kernel == deveci.VB_FAMILY
+    assert registry.get("vb-bit", "gpu", problem="d2").kernel == distance2.FAMILY
+    with pytest.raises(SpecError, match="does not solve"):
+        registry.get("nb-bit", "gpu")
