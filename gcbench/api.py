@@ -17,8 +17,10 @@ from gcbench.algorithms.registry import AlgorithmSpec
 from gcbench.algorithms.sampling import Sampling
 from gcbench.algorithms.validation import Validation
 from gcbench.errors import GcbenchError, GpuUnavailableError, SpecError
+from gcbench.graphs import pattern as patterns
 from gcbench.graphs.graph import Graph, Normalisation
-from gcbench.graphs.sources import known_chi, load_graph
+from gcbench.graphs.pattern import Pattern
+from gcbench.graphs.sources import known_chi, load_graph, load_instance
 
 __all__ = ["ColorResult", "GraphStats", "LevelReport", "color", "info", "levels", "load_graph"]
 
@@ -79,9 +81,10 @@ class ColorResult:
 
 
 def color(
-    graph: Graph | str,
+    graph: Graph | Pattern | str,
     algorithm: str,
     *,
+    problem: str = grammar.DEFAULT_PROBLEM,
     block_size: int | None = None,
     warmup: int | str = 1,
     reps: int | str = 1,
@@ -96,16 +99,41 @@ def color(
 
     ``device`` (gpu|cpu|auto) matters for ``auto``, which exists for both: "auto" means the
     GPU when one is usable. Other algorithms run where they run; asking one for the other
-    device is an error."""
+    device is an error.
+
+    ``problem`` (docs/distance2.md): d1 colors a graph's vertices; d2, pd2 and pd2-rows
+    color the columns of a Pattern: a spec loads as the problem asks, a Graph given as it is
+    becomes the pattern of A + I (d2) or of A (pd2, pd2-rows), a Pattern (pd2 and pd2-rows
+    only) is colored as it is (pd2) or transposed (pd2-rows)."""
+    problem = grammar.one_value(
+        grammar.problems(problem, "problem"), "problem", "color solves one problem"
+    )
+    spec, resolved = configure(algorithm, device, params, problem)
+    return color_instance(
+        instance(graph, problem), spec, resolved, block_size=block_size, warmup=warmup,
+        reps=reps, count_setup=count_setup,
+    )  # fmt: skip
+
+
+def color_instance(
+    graph: Graph | Pattern,
+    spec: AlgorithmSpec,
+    params: dict[str, Any],
+    *,
+    block_size: int | None = None,
+    warmup: int | str = 1,
+    reps: int | str = 1,
+    count_setup: bool = False,
+) -> ColorResult:
+    """:func:`color` on what ``spec`` colors as it is (:func:`instance` made it), with the
+    parameters :func:`configure` resolved: ``gcbench color`` loads first, to name the input
+    in its output."""
     warmup = grammar.warmup(warmup, "warmup")
     reps = grammar.reps(reps, "reps")
     block_size = one_block_size(block_size, "block_size")
-    spec, resolved = configure(algorithm, device, params)
-    if isinstance(graph, str):
-        graph = load_graph(graph)
     prepared = prepare(graph, spec.backend)
     sampling = Sampling.of(reps, warmup)
-    case = measure(spec, prepared, block_size, resolved, sampling=sampling, count_setup=count_setup)
+    case = measure(spec, prepared, block_size, params, sampling=sampling, count_setup=count_setup)
     invalid = next((r for r in case.runs if not r.validation.valid), None)
     last = invalid or case.last
     return ColorResult(
@@ -119,26 +147,46 @@ def color(
         last.setup_ms,
         warmup,
         count_setup,
-        last.coloring.params or resolved,
+        last.coloring.params or params,
     )
 
 
+def instance(graph: Graph | Pattern | str, problem: str) -> Graph | Pattern:
+    """What an algorithm of ``problem`` colors, from a spec, a Graph or a Pattern (as
+    :func:`color` says); a Pattern for d1 is refused in one line."""
+    if isinstance(graph, str):
+        return load_instance(graph, problem)
+    if isinstance(graph, Pattern):
+        if problem in ("d1", "d2"):
+            raise SpecError(
+                f"{graph.name} is a matrix pattern: color its columns with problem pd2 or "
+                "its rows with pd2-rows"
+            )
+        return graph.transposed() if problem == "pd2-rows" else graph
+    if problem == "d2":
+        return patterns.closed_neighbourhoods(graph)
+    return graph if problem == "d1" else patterns.adjacency(graph)
+
+
 def configure(
-    algorithm: str, device: str = "auto", params: Mapping[str, Any] | None = None
+    algorithm: str,
+    device: str = "auto",
+    params: Mapping[str, Any] | None = None,
+    problem: str = grammar.DEFAULT_PROBLEM,
 ) -> tuple[AlgorithmSpec, dict[str, Any]]:
-    """The algorithm ``color`` runs and its parameters, checked (names, values, device, a
-    usable GPU for a GPU algorithm) before any graph is loaded: a SpecError or
-    GpuUnavailableError for what cannot run as asked."""
-    spec = algorithms.get(algorithm, _backend(algorithm, device))
+    """The algorithm ``color`` runs for ``problem`` and its parameters, checked (names,
+    values, device, a usable GPU for a GPU algorithm) before any graph is loaded: a
+    SpecError or GpuUnavailableError for what cannot run as asked."""
+    spec = algorithms.get(algorithm, _backend(algorithm, device, problem), problem)
     if device in ("gpu", "cpu") and spec.backend != device:
         raise SpecError(
             f"{algorithm} runs on the {spec.backend.upper()} only; --device {device} applies to "
             "algorithms that exist for both (auto)"
         )
     resolved = spec.resolve_params(params or {})
-    problem = devices.get(spec.backend).problem()
-    if problem is not None:
-        raise GpuUnavailableError(_without_gpu(spec.name, problem))
+    unusable = devices.get(spec.backend).problem()
+    if unusable is not None:
+        raise GpuUnavailableError(_without_gpu(spec.name, unusable, problem))
     return spec, resolved
 
 
@@ -151,16 +199,16 @@ def one_block_size(value: Any, what: str) -> int | None:
     return grammar.one_value(grammar.SWEEP if sizes == "sweep" else sizes, what, why)
 
 
-def _without_gpu(algorithm: str, reason: str) -> str:
+def _without_gpu(algorithm: str, reason: str, problem: str) -> str:
     """Why ``algorithm`` cannot run here and what can: the CPU side of an algorithm that has
-    one, else the CPU algorithms by name."""
-    if "cpu" in algorithms.backends(algorithm):
+    one, else the CPU algorithms of ``problem`` by name."""
+    if "cpu" in algorithms.backends(algorithm, problem):
         return f"{algorithm} on the GPU: {reason}; --device cpu runs it on the CPU"
-    cpu = ", ".join(s.name for s in algorithms.all_specs("cpu") if not s.chooser)
+    cpu = ", ".join(s.name for s in algorithms.all_specs("cpu", problem) if not s.chooser)
     return f"{algorithm} runs on the GPU: {reason}; CPU algorithms: {cpu}"
 
 
-def _backend(algorithm: str, device: str) -> str | None:
+def _backend(algorithm: str, device: str, problem: str) -> str | None:
     """The backend to ask the registry for: ``device`` if given, else, for a name on both
     backends, the GPU if usable (this process may initialise CUDA; the runner's parent never
     calls this)."""
@@ -168,7 +216,7 @@ def _backend(algorithm: str, device: str) -> str | None:
         return device
     if device != "auto":
         raise SpecError(f"device {device!r}: choose gpu, cpu or auto")
-    if len(algorithms.backends(algorithm)) == 1:
+    if len(algorithms.backends(algorithm, problem)) == 1:
         return None
     return "gpu" if devices.usable("gpu") else "cpu"
 

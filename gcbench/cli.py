@@ -194,6 +194,12 @@ def _count_setup_option(default: bool | None, help: str) -> Callable[..., Any]:
     return click.option("--count-setup", is_flag=True, default=default, help=help)
 
 
+def _problem_option(help: str, default: tuple[str, ...]) -> Callable[..., Any]:
+    return click.option("--problem", "problems", multiple=True, default=default,
+                        metavar="|".join(grammar.PROBLEMS), callback=_parsed(grammar.problems,
+                        "--problem"), help=help)  # fmt: skip
+
+
 def _out_option(help: str) -> Callable[..., Any]:
     return click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
                         help=help)  # fmt: skip
@@ -254,19 +260,21 @@ def info(spec: str) -> None:
 @_count_setup_option(False, "Include the algorithm's per-graph setup in the time.")
 @_device_option("For --algo auto: which backend's algorithms it picks from (auto: the GPU "
                 "if usable).")  # fmt: skip
-@_out_option("Write one color per line, in vertex order.")
+@_problem_option("d1: color the vertices; d2: no two within distance 2 alike; pd2 / "
+                 "pd2-rows: a matrix's columns / rows, none sharing a row / column alike "
+                 "(docs/distance2.md).", (grammar.DEFAULT_PROBLEM,))  # fmt: skip
+@_out_option("Write one color per line, in vertex (column) order.")
 def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, ...]],
           block_sizes: grammar.BlockSizes | None, warmup: int, reps: int, count_setup: bool,
-          device: str, out: Path | None) -> None:  # fmt: skip
+          device: str, problems: tuple[str, ...], out: Path | None) -> None:  # fmt: skip
     """Color SPEC with ALGO, validate, and print colors, time and validity.
 
     Compilation is never timed; the time is the median of --reps runs after --warmup ones.
     Options take the values they take in gcbench run; one configuration is colored, so
     each takes one value here.
     """
-    import gcbench
     from gcbench.algorithms import canonical_params, devices
-    from gcbench.api import configure
+    from gcbench.api import color_instance, configure, instance
     from gcbench.bench.plugins import load_plugins
     from gcbench.bench.worker import classify
     from gcbench.outputs import OutputFile
@@ -274,18 +282,21 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
     algorithm, chosen, block_size = _one_configuration(
         algorithms, params, block_sizes, "color runs one configuration (gcbench run runs several)"
     )
+    problem = grammar.one_value(
+        problems, "--problem", "color solves one problem (gcbench run runs several)"
+    )
     load_plugins()  # GCBENCH_PLUGINS' algorithms, as in gcbench run
-    chosen_spec, _ = configure(algorithm, device, chosen)  # a usage error before the graph loads
+    # a usage error before the graph loads
+    chosen_spec, resolved = configure(algorithm, device, chosen, problem)
     launched = devices.get(chosen_spec.backend).takes_block_size
     if block_size is not None and not (launched or chosen_spec.block_size_matters):
         raise SpecError(f"--block-size: {algorithm} has no block size (it runs on the CPU)")
     colors_file = None if out is None else OutputFile(out, "the colors file")  # before the work
     with colors_file or nullcontext():
-        graph = gcbench.load_graph(spec)
+        graph = instance(spec, problem)
         try:
-            result = gcbench.color(graph, algorithm, block_size=block_size, warmup=warmup,
-                                   reps=reps, count_setup=count_setup, device=device,
-                                   **chosen)  # fmt: skip
+            result = color_instance(graph, chosen_spec, resolved, block_size=block_size,
+                                    warmup=warmup, reps=reps, count_setup=count_setup)  # fmt: skip
         except (GcbenchError, MemoryError) as exc:
             status, message = classify(exc)
             if status == "error":
@@ -301,7 +312,9 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
     warm = "a warm-up until steady" if warmup == grammar.AUTO else f"{warmup} warm-up"
     setup = (f"setup {result.setup_ms:.3f} ms included" if count_setup
              else f"+ {result.setup_ms:.3f} ms setup")  # fmt: skip
-    click.echo(f"graph        {graph.name} (n = {graph.n:,}, m = {graph.m:,})")
+    click.echo(f"{'graph':<12} {graph.name} ({_size(graph, problem)})")
+    if problem != grammar.DEFAULT_PROBLEM:
+        click.echo(f"{'problem':<12} {problem}")
     click.echo(f"algorithm    {algorithm}")
     click.echo(f"params       {canonical_params(result.params)}")
     click.echo(f"colors       {v.colors} (max color {v.max_color})")
@@ -311,8 +324,20 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
                f"{setup}; + {result.transfer_ms:.3f} ms transfer)")  # fmt: skip
     click.echo(f"valid        {'yes' if v.valid else 'NO'}"
                f" ({v.conflicts} conflicts, {v.uncolored} uncolored)")  # fmt: skip
+    if v.recovered is not None:
+        click.echo(f"recovered    {'yes' if v.recovered else 'NO'} (B = J·S gives back every "
+                   f"nonzero; {graph.n / max(v.colors, 1):.2f} columns per color)")  # fmt: skip
     if not v.valid:
         sys.exit(EXIT_FAILED)
+
+
+def _size(graph: Any, problem: str) -> str:
+    """``color``'s size line: a graph's n and m, a matrix's rows × columns and nonzeros."""
+    if problem == grammar.DEFAULT_PROBLEM:
+        return f"n = {graph.n:,}, m = {graph.m:,}"
+    if problem == "d2":
+        return f"n = {graph.n:,}, m = {(graph.nnz - graph.n) // 2:,}; colored as A + I"
+    return f"{graph.n_rows:,} × {graph.n_cols:,}, {graph.nnz:,} nonzeros; columns colored"
 
 
 @main.command(name="run")
@@ -373,13 +398,16 @@ def color(spec: str, algorithms: tuple[str, ...], params: dict[str, tuple[str, .
 @click.option("--retry", default="", metavar="STATUS[,STATUS...]",
               help="With --resume: run again the cases with rows of these statuses (error, "
                    "timeout, oom, invalid, unsupported); their old rows are removed.")  # fmt: skip
+@_problem_option("Problems to run (repeatable, or a comma list): d1, d2, pd2, pd2-rows "
+                 "(docs/distance2.md) [default: the suite's, else d1].", ())  # fmt: skip
 def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...],
          params: dict[str, tuple[str, ...]], block_sizes: grammar.BlockSizes | None,
          reps: int | str | None, warmup: int | str | None, noise: float | None,
          case_time: float | None, timeout: float | None, device: str,
          out: Path | None, resume: Path | None, count_setup: bool | None, trace: bool,
          offline: bool, quiet: bool, gpus: str | None, cluster: str | None,
-         shard: str | None, metrics: str, retry: str) -> None:  # fmt: skip
+         shard: str | None, metrics: str, retry: str,
+         problems: tuple[str, ...]) -> None:  # fmt: skip
     """Benchmark a suite: every case validated, one CSV row per repetition.
 
     At the end, the rows that are not ok are summarised by graph, algorithm and status with
@@ -399,7 +427,7 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
         trace=values["trace"], offline=values["offline"], progress=not quiet,
         gpus=values["gpus"], cluster=values["cluster"], shard=values["shard"],
         count_setup=values["count_setup"], command=command, metrics=values["metrics"],
-        retry=retry,
+        retry=retry, problems=values["problems"],
     ).checked()  # fmt: skip
     choice = runner.choose_device(options.device, remote=options.remote_cluster)
     planned = runner.plan(options, choice=choice)  # a usage error is one line, before this:
@@ -523,21 +551,23 @@ def list_() -> None:
 
 @list_.command(name="algorithms")
 def list_algorithms() -> None:
-    """Every algorithm: usable here or why not, backend, family and paper, parameters with
-    their choices and defaults, block size, what `iterations` counts, and where its code is."""
+    """Every algorithm: usable here or why not, backend, family and paper, the problems it
+    solves, parameters with their choices and defaults, block size, what `iterations`
+    counts, and where its code is (a name that solves d1 and distance-2 problems with two
+    implementations, greedy, is listed once for each)."""
     from gcbench import algorithms
     from gcbench.algorithms.availability import code_files, unusable
     from gcbench.bench.runner import probe_gpu
 
     usable, detail = probe_gpu()
     gpu_problem = None if usable else detail
-    for spec in algorithms.all_specs():
+    for spec in algorithms.all_specs(problem=None):
         why = unusable(spec, gpu_problem)
         state = "usable here" if why is None else f"NOT usable here: {why.reason}"
         click.echo(f"{spec.name:16} {spec.backend + (' peer' if spec.peer else ''):9} {state}")
         if spec.description:
             click.echo(f"{'':4}{spec.description}")
-        rows = [("family", spec.family)]
+        rows = [("family", spec.family), ("problems", ", ".join(spec.problems))]
         rows += [("param" if i == 0 else "", _param_text(p)) for i, p in enumerate(spec.params)]
         if spec.block_size_matters:
             step = f", multiples of {spec.block_size_step}" if spec.block_size_step > 1 else ""

@@ -59,13 +59,17 @@ def test_list_algorithms_shows_the_registry(gcbench):
     assert {"greedy", "ecl-gc", "jpl", "cusparse", "vb-bit", "gm-sync"} <= set(heads)
     assert all(("usable here" in head) for head in heads.values())
     assert heads["greedy"].split()[1:] == ["cpu", "usable", "here"]
-    block = "\n".join(lines[lines.index(heads["ecl-gc"]) :][:9])
-    for label in ("family", "param", "iterations", "code"):
+    block = "\n".join(lines[lines.index(heads["ecl-gc"]) :][:10])
+    for label in ("family", "problems", "param", "iterations", "code"):
         assert f"\n    {label}" in block, label
     assert "shortcuts=both (both|sc1|sc2|none)" in block and "ecl_gc.cu" in block
     if not installed("cupy"):
         assert "NOT usable here: needs a GPU (CuPy is not installed" in heads["ecl-gc"]
     assert any(line.startswith("cusparse") and "gpu peer" in line for line in lines)
+    # greedy is listed twice: the d1 algorithm and the distance-2 serial reference
+    greedy = [i for i, line in enumerate(lines) if line.startswith("greedy ")]
+    assert len(greedy) == 2
+    assert "    problems    d2, pd2, pd2-rows" in lines[greedy[1] : greedy[1] + 4]
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,7 @@ SAMPLES: dict[str, list[list[str]]] = {
     "--device": [["gpu"], ["cpu"], ["auto"], ["tpu"]],
     "--count-setup": [[]],
     "--out": [["x.csv"]],
+    "--problem": [["d2"], ["pd2,pd2-rows"], ["d1", "--problem", "d2"], ["d3"], ["d2,"]],
 }  # fmt: skip
 
 
@@ -79,6 +80,7 @@ def test_shared_options_are_read_identically(option, values):
         (["--algo", "greedy", "--param", "order=ldf,ff"], "--param order: 2 values (ldf,ff)"),
         (["--algo", "greedy", "--block-size", "64,128"], "--block-size: 2 values (64,128)"),
         (["--algo", "greedy", "--block-size", "sweep"], "--block-size: 11 values"),
+        (["--algo", "greedy", "--problem", "d2,pd2"], "--problem: 2 values (d2,pd2)"),
     ],
 )
 def test_color_refuses_more_than_one_value_in_one_line(args, message):
@@ -160,12 +162,12 @@ def test_usage_errors_are_one_line_exit_2(args, message):
 )  # fmt: skip
 def test_any_failure_reaching_a_command_is_one_line(monkeypatch, raised, code, line):
     """OSError, MemoryError and bugs that no layer below turned into a typed error."""
-    import gcbench
+    import gcbench.api
 
     def fail(*args, **kwargs):
         raise raised
 
-    monkeypatch.setattr(gcbench, "load_graph", fail)
+    monkeypatch.setattr(gcbench.api, "load_instance", fail)
     done = CliRunner().invoke(main, ["color", "gen:cycle?n=5", "--algo", "greedy"])
     assert done.exit_code == code
     assert done.stderr.splitlines() == [line]

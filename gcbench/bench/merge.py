@@ -43,7 +43,8 @@ def merge(paths: Sequence[Path | str], out: Path | str) -> int:
             header = fields
         elif fields != header:
             raise InputError(_schema_message(path, fields, inputs[0], header))
-        keys = [header.index(c) for c in KEY_COLUMNS]
+        named = [c for c in KEY_COLUMNS if c in header]  # a file before v5 has no problem
+        keys = [header.index(c) for c in named]
         version = header.index(VERSION_COLUMN) if VERSION_COLUMN in header else None
         for line, row in body:
             where = f"{path} line {line}"
@@ -51,7 +52,7 @@ def merge(paths: Sequence[Path | str], out: Path | str) -> int:
                 raise InputError(f"{where} has {len(row)} fields, the header {len(header)}")
             key = tuple(row[i] for i in keys)
             if key in seen:
-                case = ", ".join(f"{c}={v}" for c, v in zip(KEY_COLUMNS, key, strict=True))
+                case = ", ".join(f"{c}={v}" for c, v in zip(named, key, strict=True))
                 raise InputError(
                     f"{where} and {seen[key]} hold the same repetition ({case}); the files "
                     "overlap (the same shard run twice, or a file given twice?)"
@@ -88,7 +89,7 @@ def _read(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     with open(path, newline="", encoding="utf-8") as handle:
         reader = csv.reader(handle)
         fields = next(reader, None)
-        missing = [c for c in KEY_COLUMNS if fields is None or c not in fields]
+        missing = [c for c in KEY_COLUMNS if c != "problem" and (fields is None or c not in fields)]
         if fields is None or missing:
             raise InputError(f"{path}: not a gcbench results file (no {', '.join(missing)} column)")
         return fields, [(reader.line_num, row) for row in reader]

@@ -41,7 +41,8 @@ class RunOptions:
     recorded in every row (default: this process's command line). ``metrics`` ("levels", a
     comma list or a list) adds the named metrics' columns to every valid row
     (:data:`METRICS`). ``retry`` (with ``resume``) names statuses whose cases run again,
-    their old rows removed first (docs/runner.md, "Resume").
+    their old rows removed first (docs/runner.md, "Resume"). ``problems`` ("d2", "d1,pd2" or a
+    list) replace the suite's problems (docs/distance2.md).
     """
 
     suite: str | Path | None = None
@@ -67,6 +68,7 @@ class RunOptions:
     command: str | None = None
     metrics: str | Sequence[str] = ()
     retry: str | Sequence[str] = ()
+    problems: str | Sequence[str] = ()
 
     def checked(self) -> RunOptions:
         """These options with every value read and checked (:mod:`gcbench.grammar`): names
@@ -97,17 +99,22 @@ class RunOptions:
             timeout=grammar.timeout(self.timeout),
             metrics=parse_metrics(self.metrics),
             retry=retry,
+            problems=grammar.problems(self.problems) if self.problems else (),
         )
 
     def applied_to(self, base: Suite) -> Suite:
         """``base`` with these (checked) options' changes: ``graphs`` and ``algorithms`` replace its
         lists ("all" = every algorithm of the device's backend that is usable here), and a run
         that replaces either without naming a suite is called "custom"; the counts, noise
-        target, times and ``count_setup`` given replace the suite's."""
+        target, times, ``count_setup`` and ``problems`` given replace the suite's (``problems``
+        its graphs' own too)."""
         from gcbench.bench.suite import WILDCARD, AlgorithmEntry, GraphEntry  # loads algorithms
 
         names = [WILDCARD if a == "all" else a for a in self.algorithms]
         replaces = self.suite is not None or not (self.graphs or self.algorithms)
+        graphs = tuple(GraphEntry(g) for g in self.graphs)
+        if self.problems and not graphs:  # --problem replaces a graph's own problems too
+            graphs = tuple(replace(g, problems=None) for g in base.graphs)
         return base.with_overrides(
             name=base.name if replaces else "custom",
             reps=self.reps,
@@ -116,8 +123,9 @@ class RunOptions:
             case_time=self.case_time,
             timeout=self.timeout,
             count_setup=self.count_setup,
-            graphs=tuple(GraphEntry(g) for g in self.graphs) or None,
+            graphs=graphs or None,
             algorithms=tuple(AlgorithmEntry(n) for n in dict.fromkeys(names)) or None,
+            problems=tuple(self.problems) or None,
         )
 
     @property

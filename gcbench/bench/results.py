@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gcbench.errors import InputError, OutputError, os_reason
+from gcbench.grammar import DEFAULT_PROBLEM
 from gcbench.outputs import make_parent, replaced
 
 if TYPE_CHECKING:
     from gcbench.algorithms.execute import Repetition
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Every coloring's class balance (gcbench/algorithms/validation.py, docs/balance-levels.md).
 BALANCE_COLUMNS: tuple[str, ...] = ("min_class", "max_class", "class_cv")
@@ -53,6 +54,10 @@ CONDITION_COLUMNS: tuple[str, ...] = (
 # degeneracy (the degeneracy-order greedy uses at most one more color), and the χ its source
 # publishes (empty when it publishes none).
 BOUND_COLUMNS: tuple[str, ...] = ("chi_lower", "degeneracy", "chi_known")
+# The problem a row solved (schema v5, docs/distance2.md): d1, d2, pd2 or pd2-rows; the rows
+# (nets) of the matrix a distance-2 row colored the columns of (empty for d1); whether the
+# compressed product B = J·S of its seed matrix recovered every nonzero (empty for d1).
+PROBLEM_COLUMNS: tuple[str, ...] = ("problem", "nets", "recovered")
 # Flags, in the order a row lists them: the GPU slowed itself (throttled), another process
 # took CPU time the case wanted or ran on its GPU (contended), the case's repetitions trend
 # (drift), its interval stayed wider than --noise (noisy).
@@ -77,10 +82,13 @@ COLUMNS: tuple[str, ...] = (
     *CONDITION_COLUMNS,
     # v4: what the graph allows (docs/architecture.md, "The graph")
     *BOUND_COLUMNS,
+    # v5: the problem (docs/distance2.md)
+    *PROBLEM_COLUMNS,
     "schema_version",
 )  # fmt: skip
 # The columns of each earlier schema, for the files they wrote (read by report and compare).
-COLUMNS_V3: tuple[str, ...] = tuple(c for c in COLUMNS if c not in BOUND_COLUMNS)
+COLUMNS_V4: tuple[str, ...] = tuple(c for c in COLUMNS if c not in PROBLEM_COLUMNS)
+COLUMNS_V3: tuple[str, ...] = tuple(c for c in COLUMNS_V4 if c not in BOUND_COLUMNS)
 COLUMNS_V2: tuple[str, ...] = tuple(c for c in COLUMNS_V3 if c not in CONDITION_COLUMNS)
 COLUMNS_V1: tuple[str, ...] = COLUMNS[: COLUMNS.index("setup_ms")]
 
@@ -91,10 +99,11 @@ FAILURE_LINES = 20  # at most this many lines summarise the failures at the end 
 _ERROR_CHARS = 160
 
 TRACE_COLUMNS: tuple[str, ...] = (
-    "run_id", "graph", "algorithm", "params", "block_size", "rep", "round", "series", "active",
+    "run_id", "graph", "problem", "algorithm", "params", "block_size", "rep", "round", "series",
+    "active",
 )  # fmt: skip
 
-KEY_COLUMNS: tuple[str, ...] = ("graph", "algorithm", "params", "block_size", "rep")
+KEY_COLUMNS: tuple[str, ...] = ("graph", "problem", "algorithm", "params", "block_size", "rep")
 DEVICE_COLUMNS: tuple[str, ...] = (
     "device_name", "driver_version", "cuda_runtime", "cupy_version", "compute_capability",
 )  # fmt: skip
@@ -201,6 +210,7 @@ def repetition_fields(
         "max_class": v.max_class,
         "class_cv": v.class_cv,
         "count_setup": count_setup,
+        "recovered": v.recovered,
     }
     if run.coloring.params is not None:  # auto: the choice it made
         fields["params"] = canonical_params(run.coloring.params)
@@ -217,14 +227,18 @@ def format_value(value: Any) -> str:
 
 
 def row_key(row: Mapping[str, Any]) -> Key:
-    """(graph, algorithm, params, block_size, rep) as CSV text: what --resume skips. The
+    """(graph, problem, algorithm, params, block_size, rep) as CSV text: what --resume skips
+    (a row without a problem, which only an old schema writes, solved d1). The
     params are those the case asked for (without the choice an ``auto`` row records)."""
     from gcbench.grammar import requested_params
 
-    return tuple(
-        requested_params(format_value(row.get(c))) if c == "params" else format_value(row.get(c))
-        for c in KEY_COLUMNS
-    )
+    def text(column: str) -> str:
+        value = format_value(row.get(column))
+        if column == "params":
+            return requested_params(value)
+        return value or DEFAULT_PROBLEM if column == "problem" else value
+
+    return tuple(text(c) for c in KEY_COLUMNS)
 
 
 class Failures:
@@ -466,7 +480,7 @@ def schema_version_of(columns: Iterable[str]) -> int | None:
     """The result schema a header belongs to: its version, 1 for the original
     columns, None for a file gcbench did not write."""
     names = tuple(columns)
-    known = {COLUMNS: SCHEMA_VERSION, COLUMNS_V3: 3, COLUMNS_V2: 2, COLUMNS_V1: 1}
+    known = {COLUMNS: SCHEMA_VERSION, COLUMNS_V4: 4, COLUMNS_V3: 3, COLUMNS_V2: 2, COLUMNS_V1: 1}
     return known.get(names)
 
 
@@ -478,7 +492,9 @@ def schema_mismatch(columns: Iterable[str]) -> str:
             f"its columns are not gcbench's result schema v{SCHEMA_VERSION}; resume only "
             "files written by gcbench run"
         )
-    added = f"the graph's bounds ({', '.join(BOUND_COLUMNS)})"
+    added = f"the problem columns ({', '.join(PROBLEM_COLUMNS)})"
+    if version <= 3:
+        added = f"the graph's bounds ({', '.join(BOUND_COLUMNS)}), then {added}"
     if version <= 2:
         added = f"the conditions of each repetition ({', '.join(CONDITION_COLUMNS)}), then {added}"
     if version == 1:

@@ -485,7 +485,8 @@ class _Session:
         """One work per graph, in suite order, with only the repetitions not yet recorded
         (the cases with none left count as done on the display)."""
         out = []
-        for (graph, standin), group in groupby(cases, key=lambda c: (c.graph, c.standin)):
+        by_instance = groupby(cases, key=lambda c: (c.graph, c.standin, c.problem))
+        for (graph, standin, problem), group in by_instance:
             weight = self.weights.get((graph, standin), 1.0)
             todo = [(case, self._reps_to_do(case)) for case in group]
             skipped = sum(1 for _, reps in todo if reps == ())
@@ -493,7 +494,7 @@ class _Session:
                 self.display.skip(skipped, weight)
             todo = [(case, reps) for case, reps in todo if reps is None or reps]
             if todo:
-                load = LoadJob(graph, standin, self.offline)
+                load = LoadJob(graph, standin, self.offline, problem)
                 out.append(GraphWork(load, tuple(todo), weight))
         return out
 
@@ -554,6 +555,7 @@ class _Session:
         graph = case.standin if info is not None and info.standin else case.graph
         identity = {
             "graph": graph,
+            "problem": case.problem,
             "algorithm": case.algorithm,
             "params": case.params_text,
             "block_size": case.block_size,
@@ -561,6 +563,7 @@ class _Session:
         stats = {} if info is None else {
             "n": info.n, "m": info.m, "max_degree": info.max_degree, "avg_degree": info.avg_degree,
             "chi_lower": info.chi_lower, "degeneracy": info.degeneracy, "chi_known": info.chi_known,
+            "nets": info.nets,
         }  # fmt: skip
         row = {"device": case.backend, **self.env.columns(), **identity, **stats, **fields}
         row["backend"] = case.backend

@@ -32,12 +32,12 @@ DEFAULT_BLOCK_SIZE = 256  # for an algorithm that takes a block size but declare
 
 _SUITE_KEYS = {
     "name", "description", "reps", "warmup", "timeout", "block_sizes", "graphs", "algorithms",
-    "count_setup", "noise", "case_time",
+    "count_setup", "noise", "case_time", "problems",
 }  # fmt: skip
 # Keys renamed to match the command line's options (docs/cli.md): old name → new name.
 _RENAMED = {"timeout_s": "timeout"}
 _ALGORITHM_KEYS = {"name", "params", "block_sizes", "backend", "exclude"}
-_GRAPH_KEYS = {"spec", "standin", "no_standin"}
+_GRAPH_KEYS = {"spec", "standin", "no_standin", "problems"}
 
 Usable = Callable[[AlgorithmSpec], Unusable | None]  # why an algorithm cannot run, or None
 ON_CPU = "the run is on the CPU"
@@ -47,11 +47,13 @@ ON_CPU = "the run is on the CPU"
 class GraphEntry:
     """A graph of a suite: its spec and, optionally, a generated stand-in used when the
     spec cannot be fetched (offline, unreachable), or ``no_standin``: why it has none (an
-    offline run that finds it uncached says so and leaves it out)."""
+    offline run that finds it uncached says so and leaves it out). ``problems``, when given,
+    replace the suite's for this graph (a matrix family is colored by pd2 only)."""
 
     spec: str
     standin: str | None = None
     no_standin: str | None = None
+    problems: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ class Suite:
     algorithms: tuple[AlgorithmEntry, ...] = ()
     count_setup: bool = False
     path: Path | None = None
+    problems: tuple[str, ...] = (grammar.DEFAULT_PROBLEM,)
 
     def with_overrides(self, **changes: Any) -> Suite:
         """A copy with the given fields replaced (``None`` values are ignored); reps, warmup,
@@ -95,8 +98,15 @@ class Suite:
             "noise": lambda v: grammar.share(v, "--noise"),
             "case_time": lambda v: grammar.positive(v, "--case-time"),
             "timeout": grammar.timeout,
+            "problems": grammar.problems,
         }
         return replace(self, **{k: checks.get(k, lambda v: v)(v) for k, v in given.items()})
+
+    @property
+    def every_problem(self) -> tuple[str, ...]:
+        """The suite's problems, then those only some of its graphs ask for."""
+        own = (p for g in self.graphs for p in g.problems or ())
+        return tuple(dict.fromkeys([*self.problems, *own]))
 
     @property
     def sampling(self) -> Sampling:
@@ -114,6 +124,7 @@ class Case:
     backend: str
     params: Mapping[str, Any]
     block_size: int | None
+    problem: str = grammar.DEFAULT_PROBLEM
 
     @property
     def params_text(self) -> str:
@@ -123,13 +134,15 @@ class Case:
     def block_text(self) -> str:
         return "" if self.block_size is None else str(self.block_size)
 
-    def key(self, rep: int, graph: str | None = None) -> tuple[str, str, str, str, str]:
-        """The resume key of repetition ``rep`` (``graph`` defaults to the case's spec)."""
+    def key(self, rep: int, graph: str | None = None) -> tuple[str, ...]:
+        """The resume key of repetition ``rep`` (``graph`` defaults to the case's spec), as
+        :data:`gcbench.bench.results.KEY_COLUMNS` orders it."""
         return (*self.case_key(graph), str(rep))
 
-    def case_key(self, graph: str | None = None) -> tuple[str, str, str, str]:
+    def case_key(self, graph: str | None = None) -> tuple[str, ...]:
         """The resume key of the whole case: the repetition key without ``rep``."""
-        return (graph or self.graph, self.algorithm, self.params_text, self.block_text)
+        graph = graph or self.graph
+        return (graph, self.problem, self.algorithm, self.params_text, self.block_text)
 
 
 # ---------------------------------------------------------------- parsing
@@ -199,6 +212,7 @@ def parse_suite(data: Mapping[str, Any], *, default_name: str, path: Path | None
         ),
         count_setup=grammar.boolean(data.get("count_setup", False), f"{where}: count_setup"),
         path=path,
+        problems=grammar.problems(data.get("problems", list(Suite.problems)), f"{where}: problems"),
     )
 
 
@@ -232,7 +246,10 @@ def _graph_entry(value: Any, where: str) -> GraphEntry:
             raise SpecError(f"{here}: no_standin must say why the graph has no stand-in")
         if standin is not None and reason is not None:
             raise SpecError(f"{here}: give a standin or say why there is none, not both")
-        return GraphEntry(value["spec"], standin, reason)
+        problems = value.get("problems")
+        if problems is not None:
+            problems = grammar.problems(problems, f"{here}: problems")
+        return GraphEntry(value["spec"], standin, reason, problems)
     raise SpecError(f"{where}: graph entry {value!r} is neither a spec nor {{spec = ...}}")
 
 
@@ -301,14 +318,16 @@ def expand(
         raise SpecError(f"suite {suite.name}: no algorithms; add [[algorithms]] or pass --algo")
     check = usable or default_usable(backend)
     extra = grammar.param_axes(dict(param_axes or {}))
+    _check_problems(suite, backend, suite.every_problem)
     configs = [
-        config
+        (problem, *config)
+        for problem in suite.every_problem
         for entry in suite.algorithms
-        for spec in _entry_specs(entry, backend)
+        for spec in _entry_specs(entry, backend, problem)
         if check(spec) is None
         for config in _configs(spec, entry, suite, extra, block_sizes)
     ]
-    unused = sorted(k for k in extra if not any(k in _declared(s) for s, _, _ in configs))
+    unused = sorted(k for k in extra if not any(k in _declared(s) for _, s, _, _ in configs))
     if unused:
         raise SpecError(f"--param {', '.join(unused)}: no selected algorithm has that parameter")
     if not configs:
@@ -320,9 +339,12 @@ def expand(
     for entry in suite.graphs:
         graph = canonical_spec(entry.spec)
         standin = None if entry.standin is None else canonical_spec(entry.standin)
-        for spec, params, block in configs:
-            case = Case(graph, standin, spec.name, spec.backend, params, block)
-            cases.setdefault((graph, spec.name, case.params_text, block), case)
+        wanted = entry.problems or suite.problems
+        for problem, spec, params, block in configs:
+            if problem not in wanted:
+                continue
+            case = Case(graph, standin, spec.name, spec.backend, params, block, problem)
+            cases.setdefault(case.case_key(), case)
     return list(cases.values())
 
 
@@ -364,8 +386,8 @@ def skipped(suite: Suite, backend: str, usable: Usable | None = None) -> list[Un
     means the run's backend, so GPU algorithms of a CPU run are not listed)."""
     check = usable or default_usable(backend)
     out: dict[str, Unusable] = {}
-    for entry in suite.algorithms:
-        for spec in _entry_specs(entry, backend):
+    for entry, problem in itertools.product(suite.algorithms, suite.every_problem):
+        for spec in _entry_specs(entry, backend, problem):
             why = check(spec)
             if why is not None and (entry.name != WILDCARD or why.missing):
                 out.setdefault(spec.name, why)
@@ -380,16 +402,37 @@ def block_size_applies(spec: AlgorithmSpec) -> bool:
     return devices.get(spec.backend).takes_block_size and spec.default_block_size is not None
 
 
-def _entry_specs(entry: AlgorithmEntry, backend: str) -> list[AlgorithmSpec]:
-    """The algorithms ``entry`` names for a run on ``backend``, usable here or not."""
+def _check_problems(suite: Suite, backend: str, problems: tuple[str, ...]) -> None:
+    """Refuse an algorithm that the suite names but that solves none of its ``problems`` (one
+    that solves some of them runs for those only)."""
+    for entry in suite.algorithms:
+        if entry.name == WILDCARD:
+            for name in entry.exclude:
+                algorithms.solves(name, problems[0])  # a typo in exclude is an error too
+        else:
+            algorithms.get(entry.name, backend, problem=_solved(entry.name, problems))
+
+
+def _solved(name: str, problems: tuple[str, ...]) -> str:
+    """The first of ``problems`` that ``name`` solves, else the first (whose lookup raises the
+    SpecError listing what solves it)."""
+    for problem in problems:
+        if algorithms.solves(name, problem):
+            return problem
+    return problems[0]
+
+
+def _entry_specs(entry: AlgorithmEntry, backend: str, problem: str) -> list[AlgorithmSpec]:
+    """The algorithms ``entry`` names for ``problem`` in a run on ``backend``, usable here or
+    not (none when a named algorithm does not solve ``problem``)."""
     if entry.name != WILDCARD:
-        return [algorithms.get(entry.name, backend)]
-    for name in entry.exclude:
-        algorithms.get(name)  # a typo in exclude is an error too
+        if not algorithms.solves(entry.name, problem):
+            return []
+        return [algorithms.get(entry.name, backend, problem)]
     wanted = entry.backend or backend
     if wanted == "gpu" and backend == "cpu":
         return []
-    specs = algorithms.all_specs(wanted)
+    specs = algorithms.all_specs(wanted, problem)
     return [s for s in specs if s.name not in entry.exclude and not s.chooser]
 
 

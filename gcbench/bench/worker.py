@@ -30,17 +30,20 @@ from gcbench.errors import (
     RoundCapError,
     UnsupportedError,
 )
+from gcbench.grammar import DEFAULT_PROBLEM
 
 MAX_MESSAGE = 500
 
 
 @dataclass(frozen=True)
 class LoadJob:
-    """Load ``spec`` (or ``standin`` when ``spec`` cannot be fetched)."""
+    """Load ``spec`` (or ``standin`` when ``spec`` cannot be fetched) as the input of
+    ``problem``: a Graph for d1, a Pattern for the distance-2 problems (docs/distance2.md)."""
 
     spec: str
     standin: str | None
     offline: bool
+    problem: str = DEFAULT_PROBLEM
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,6 +89,21 @@ class GraphInfo:
     chi_lower: int | None = None
     degeneracy: int | None = None
     chi_known: int | None = None
+    nets: int | None = None
+
+
+def pattern_info(pattern: Any, problem: str, standin: bool, note: str | None) -> GraphInfo:
+    """A Pattern's row facts (docs/distance2.md, "Rows"): for d2, the graph's own n, m and
+    degrees (its pattern is A + I); for pd2 and pd2-rows, the columns colored, the nonzeros,
+    the largest and mean column counts. ``nets`` is the pattern's rows, ``chi_lower`` its
+    largest row count (Δ + 1 for d2), a lower bound on every valid coloring's colors."""
+    n = pattern.n_cols
+    if problem == "d2":
+        edges = (pattern.nnz - n) // 2
+        stats = (n, edges, max(pattern.max_col - 1, 0), 2 * edges / n if n else 0.0)
+    else:
+        stats = (n, pattern.nnz, pattern.max_col, pattern.nnz / n if n else 0.0)
+    return GraphInfo(standin, *stats, note, chi_lower=pattern.max_row, nets=pattern.n_rows)
 
 
 def one_line(text: str) -> str:
@@ -174,7 +192,8 @@ class _Worker:
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
-        self.graph: Any = None
+        self.graph: Any = None  # a Graph, or a Pattern for a distance-2 problem
+        self.problem = DEFAULT_PROBLEM
         self.prepared: dict[str, Any] = {}
         self.setup: dict[str, Any] = {}
         self.meters: dict[str, Any] = {}  # backend -> LevelMeter of this graph
@@ -196,30 +215,34 @@ class _Worker:
     def phase(self, text: str | None) -> None:
         self.conn.send(("phase", text))
 
-    def _load(self, spec: str, offline: bool) -> Any:
-        from gcbench.graphs.sources import load_action, load_graph
+    def _load(self, spec: str, offline: bool, problem: str) -> Any:
+        from gcbench.graphs.sources import load_action, load_instance
 
-        self.phase(f"{load_action(spec)} {spec}")
-        return load_graph(spec, offline=offline)
+        self.phase(f"{load_action(spec, problem=problem)} {spec}")
+        return load_instance(spec, problem, offline=offline)
 
     def load(self, job: LoadJob) -> None:
         standin, note = False, None
+        self.problem = job.problem
         try:
             try:
-                self.graph = self._load(job.spec, job.offline)
+                self.graph = self._load(job.spec, job.offline, job.problem)
             except FetchError as exc:
                 if job.standin is None:
                     raise
                 standin = True  # offline, the run said so up front
                 if not job.offline:
                     note = f"{job.spec} unavailable ({exc}); running stand-in {job.standin}"
-                self.graph = self._load(job.standin, job.offline)
+                self.graph = self._load(job.standin, job.offline, job.problem)
         except Exception as exc:
             self.conn.send(("load_failed", *classify(exc)))
             return
+        self.meters.clear()
+        if job.problem != DEFAULT_PROBLEM:
+            self.conn.send(("loaded", pattern_info(self.graph, job.problem, standin, note)))
+            return
         from gcbench.graphs.sources import known_chi
 
-        self.meters.clear()
         g = self.graph
         spec = job.standin if standin else job.spec
         clique = degeneracy = None
@@ -295,7 +318,7 @@ class _Worker:
             trace_rows,
         )
 
-        spec = get(job.algorithm, job.backend)
+        spec = get(job.algorithm, job.backend, self.problem)
         device = devices.get(spec.backend)
         settings = job.settings
         done = 0
@@ -335,7 +358,8 @@ class _Worker:
                     **repetition_fields(run, rep=rep, transfer_ms=prepared.transfer_ms,
                                         count_setup=count_setup),
                 }  # fmt: skip
-                if "levels" in settings.metrics and run.validation.valid:
+                levels = "levels" in settings.metrics and not spec.colors_patterns
+                if levels and run.validation.valid:
                     fields.update(self._meter(spec.backend).measure(run.colors).columns())
                 trace = None
                 if settings.trace:

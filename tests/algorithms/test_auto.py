@@ -114,7 +114,7 @@ def test_recorded_params_are_canonical_and_resume_keys_drop_the_choice():
     assert requested_params(text) == "objective=fast;reduce=auto"
     assert requested_params("order=ldf;reduce=none") == "order=ldf;reduce=none"
     row = {"graph": "g", "algorithm": "auto", "params": text, "block_size": None, "rep": 0}
-    assert row_key(row) == ("g", "auto", "objective=fast;reduce=auto", "", "0")
+    assert row_key(row) == ("g", "d1", "auto", "objective=fast;reduce=auto", "", "0")
 
 
 def test_color_api_on_the_cpu_picks_a_cpu_algorithm():

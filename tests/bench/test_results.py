@@ -14,6 +14,7 @@ from gcbench.bench.results import (
     COLUMNS_V1,
     COLUMNS_V2,
     COLUMNS_V3,
+    COLUMNS_V4,
     TRACE_COLUMNS,
     Flagged,
     ResultsFile,
@@ -49,20 +50,27 @@ V2_COLUMNS = (
 V3_COLUMNS = ("throttle", "round_trip_us", "load_avg", "cpu_util", "cpu_wait", "flags")
 # Added by schema v4 (docs/architecture.md, "The graph"): what the graph allows.
 V4_COLUMNS = ("chi_lower", "degeneracy", "chi_known")
+# Added by schema v5 (docs/distance2.md): the problem.
+V5_COLUMNS = ("problem", "nets", "recovered")
 
 
 def test_columns_are_the_design_schema_in_order():
     design = tuple(c.strip() for c in V1_COLUMNS.replace("\n", " ").split(","))
-    assert design + V2_COLUMNS + V3_COLUMNS + V4_COLUMNS + ("schema_version",) == COLUMNS
+    v4 = design + V2_COLUMNS + V3_COLUMNS + V4_COLUMNS
+    assert v4 + V5_COLUMNS + ("schema_version",) == COLUMNS
+    assert v4 + ("schema_version",) == COLUMNS_V4
     assert design + V2_COLUMNS + V3_COLUMNS + ("schema_version",) == COLUMNS_V3
     assert design + V2_COLUMNS + ("schema_version",) == COLUMNS_V2
     assert design == COLUMNS_V1
-    versions = [schema_version_of(c) for c in (COLUMNS, COLUMNS_V3, COLUMNS_V2, COLUMNS_V1)]
-    assert versions == [4, 3, 2, 1]
+    versions = [
+        schema_version_of(c) for c in (COLUMNS, COLUMNS_V4, COLUMNS_V3, COLUMNS_V2, COLUMNS_V1)
+    ]
+    assert versions == [5, 4, 3, 2, 1]
     assert schema_version_of(COLUMNS[:-2]) is None
-    assert TRACE_COLUMNS[:7] == (
+    assert TRACE_COLUMNS[:8] == (
         "run_id",
         "graph",
+        "problem",
         "algorithm",
         "params",
         "block_size",
@@ -95,8 +103,8 @@ def test_header_once_rows_in_order_and_resume_reads_keys(tmp_path):
         ResultsFile(path)
     resumed = ResultsFile(path, resume=True)
     assert resumed.recorded == {
-        ("gen:cycle?n=5", "greedy", "order=ldf", "", "0"),
-        ("gen:cycle?n=5", "greedy", "order=ldf", "", "1"),
+        ("gen:cycle?n=5", "d1", "greedy", "order=ldf", "", "0"),
+        ("gen:cycle?n=5", "d1", "greedy", "order=ldf", "", "1"),
     }
     assert resumed.previous == {"ok": 1, "invalid": 1}
     resumed.append(row(2))
@@ -152,7 +160,9 @@ def test_values_and_keys():
     assert format_value(None) == ""
     assert float(format_value(0.1 + 0.2)) == 0.1 + 0.2
     assert format_value(3) == "3"
-    assert row_key(row(4, block_size=256)) == ("gen:cycle?n=5", "greedy", "order=ldf", "256", "4")
+    key = ("gen:cycle?n=5", "d1", "greedy", "order=ldf", "256", "4")
+    assert row_key(row(4, block_size=256)) == key  # a row without a problem solved d1
+    assert row_key(row(4, block_size=256, problem="d2"))[1] == "d2"
 
 
 def test_trace_file_is_a_sibling_with_one_row_per_round_and_series(tmp_path):

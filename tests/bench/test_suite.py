@@ -346,3 +346,66 @@ def test_offline_keeps_cached_graphs_runs_standins_and_skips_the_rest():
 def test_no_standin_is_a_reason_and_excludes_a_standin(entry, message):
     with pytest.raises(SpecError, match=message):
         suite([{"name": "greedy"}], graphs=[entry])
+
+
+@pytest.fixture
+def d2_fakes():
+    """A fake distance-2 GPU algorithm and a fake d2 spec under a d1 name (as greedy has)."""
+    fakes = [
+        AlgorithmSpec("t-d2", "gpu", "t", _never, block_size_matters=True,
+                      default_block_size=128, problems=("d2", "pd2", "pd2-rows")),
+        AlgorithmSpec("t-gpu-fixed", "gpu", "t", _never, default_block_size=64,
+                      problems=("d2",), params=(Param("order", "natural", str),)),
+    ]  # fmt: skip
+    for spec in fakes:
+        register(spec)
+    yield
+    unregister("t-d2")
+    register(AlgorithmSpec("t-gpu-fixed", "gpu", "t", _never, default_block_size=128))
+
+
+def test_problems_are_an_axis_of_the_case_and_its_key(d2_fakes):
+    given = suite([{"name": "t-gpu-fixed"}, {"name": "t-d2"}], problems=["d1", "d2"])
+    cases = expand(given, backend="gpu")
+    seen = [(c.problem, c.algorithm, c.block_size, c.params_text) for c in cases]
+    assert seen == [
+        ("d1", "t-gpu-fixed", 128, "balance=none;reduce=none"),
+        ("d2", "t-gpu-fixed", 64, "order=natural"),  # the d2 spec of the same name
+        ("d2", "t-d2", 128, ""),
+    ]
+    keys = {c.case_key() for c in cases}
+    assert len(keys) == 3 and {k[1] for k in keys} == {"d1", "d2"}
+    assert cases[0].key(2) == (GRAPH, "d1", "t-gpu-fixed", "balance=none;reduce=none", "128", "2")
+
+
+def test_a_graph_may_ask_for_its_own_problems(d2_fakes):
+    graphs = [GRAPH, {"spec": "gen:cycle?n=6", "problems": ["pd2"]}]
+    cases = expand(suite([{"name": "t-d2"}], graphs=graphs, problems=["d2"]), backend="gpu")
+    assert [(c.graph, c.problem) for c in cases] == [(GRAPH, "d2"), ("gen:cycle?n=6", "pd2")]
+    # --problem replaces the suite's problems and each graph's own
+    options = RunOptions(suite=None, problems="pd2-rows").checked()
+    replaced = options.applied_to(suite([{"name": "t-d2"}], graphs=graphs, problems=["d2"]))
+    assert [c.problem for c in expand(replaced, backend="gpu")] == ["pd2-rows", "pd2-rows"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "top", "message"),
+    [
+        ({"name": "t-d2"}, {}, "t-d2 does not solve --problem d1 .*algorithms that do"),
+        ({"name": "t-gpu-vendor"}, {"problems": ["pd2"]}, "does not solve --problem pd2"),
+        ({"name": "t-d2"}, {"problems": ["d3"]}, "problems d3: choose from d1, d2, pd2"),
+        ({"name": "t-d2"}, {"problems": "d2"}, None),  # one name is a one-item list
+    ],
+)
+def test_an_algorithm_that_solves_none_of_the_problems_is_one_line(d2_fakes, entry, top, message):
+    if message is None:
+        assert expand(suite([entry], **top), backend="gpu")
+        return
+    with pytest.raises(SpecError, match=message):
+        expand(suite([entry], **top), backend="gpu")
+
+
+def test_a_wildcard_takes_the_algorithms_of_each_problem(d2_fakes):
+    cases = expand(suite([{"name": "*"}], problems=["pd2"]), backend="gpu")
+    assert {c.algorithm for c in cases} >= {"t-d2"}
+    assert all(get(c.algorithm, c.backend, c.problem).colors_patterns for c in cases)
