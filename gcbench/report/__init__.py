@@ -25,14 +25,18 @@ if TYPE_CHECKING:
 class Report:
     """The aggregated results.
 
-    ``rows``: every input row (typed). ``summary``: one row per graph × algorithm × params ×
-    block size (statistics with 95 % intervals, status counts, flags, speedup and its
-    interval, relative colors, throughput).
-    ``means``: speedup means per group label across graphs. ``winners``: per graph.
-    ``block_sizes``: best/worst block size per graph × configuration swept. ``pareto``: per
-    graph. ``graphs``: per graph, its figure label, size, bounds and fewest colors against
-    the bound.
+    ``rows``: every input row (typed; ``problem`` d1 where a file predates it).
+    ``summary``: one row per graph × problem × algorithm × params × block size (statistics
+    with 95 % intervals, status counts, flags, speedup and its interval, relative colors,
+    throughput).
+    ``means``: speedup means per group label across graphs. ``winners``: per case (graph,
+    problem). ``block_sizes``: best/worst block size per graph × configuration swept.
+    ``pareto``: per case. ``graphs``: per case, the graph's figure label, size, bounds and
+    fewest colors against the bound.
     ``levels``: the ``--metrics levels`` figures per graph × group (empty without them).
+    ``distance2``: per case of a distance-2 problem × configuration, colors against the
+    lower bound, compression, recovery and speedup over the serial greedy (empty without
+    such rows).
     ``traces``: the sibling trace rows or None. ``timing``: what ``time_ms`` includes (one
     convention per report). ``where``: the devices, hosts and dates measured on.
     ``written``: files made under ``out`` (``summary.csv``, ``summary.md``, ``index.html``,
@@ -47,6 +51,7 @@ class Report:
     pareto: pd.DataFrame
     graphs: pd.DataFrame
     levels: pd.DataFrame
+    distance2: pd.DataFrame
     traces: pd.DataFrame | None
     baseline: str | None
     sources: tuple[Path, ...]
@@ -112,6 +117,7 @@ def report(
         pareto=aggregate.pareto(summary),
         graphs=aggregate.graphs_table(summary, labels),
         levels=aggregate.levels_table(summary),
+        distance2=aggregate.distance2_table(summary),
         traces=traces,
         baseline=chosen,
         sources=paths,

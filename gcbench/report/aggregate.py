@@ -1,9 +1,12 @@
 """Aggregate per-repetition rows into per-configuration statistics and comparisons.
 
-A *configuration* is algorithm + params (``config``, e.g. ``ecl-gc[shortcuts=none]``), and a
-*group* is a configuration on one graph at one block size (``label``, e.g.
-``ecl-gc[shortcuts=none]@256``; CPU rows have no ``@``). Timing statistics use only ``ok``
-rows; every other status is counted per group, never averaged in (docs/report.md).
+A *configuration* is algorithm + params for one problem (``config``, e.g.
+``ecl-gc[shortcuts=none]``, ``greedy (d2)[order=natural]``), and a *group* is a
+configuration on one graph at one block size (``label``, e.g. ``ecl-gc[shortcuts=none]@256``;
+CPU rows have no ``@``). A *case* is a graph and a problem: what groups are compared on
+(fastest, fewest colors, bound, speedup), so rows of d1 and of a distance-2 problem on one
+graph never mix. Timing statistics use only ``ok`` rows; every other status is counted per
+group, never averaged in (docs/report.md).
 """
 
 from __future__ import annotations
@@ -22,41 +25,69 @@ from gcbench.bench.results import (
     STATUSES,
 )
 from gcbench.errors import InputError, SpecError
-from gcbench.grammar import parse_param_string, requested_params
-from gcbench.report.defaults import CLIQUE, KNOWN
+from gcbench.grammar import (
+    DEFAULT_PROBLEM,
+    PATTERN_PROBLEMS,
+    PROBLEMS,
+    parse_param_string,
+    requested_params,
+)
+from gcbench.report.defaults import CLIQUE, DELTA_1, KNOWN, MAX_ROW, PROBLEM_BOUNDS
 from gcbench.stats import median_ci, ratio_ci
 
-KEYS = ["graph", "algorithm", "params", "block_size"]
+KEYS = ["graph", "problem", "algorithm", "params", "block_size"]
+CASE = ["graph", "problem"]  # what groups are compared on
 FAILURES = [s for s in STATUSES if s != "ok"]
 # The speedup baseline by default (docs/report.md, "Speedups and the baseline"): cuSPARSE's
 # csrcolor where GPU rows are in the results, the largest-degree-first greedy on CPU-only ones.
 GPU_BASELINE = "cusparse"
 CPU_BASELINE = "greedy[order=ldf]"
-# Per graph: its size and what it allows, with the fewest colors any group used on it.
-GRAPH_COLUMNS = ["graph", "label", "n", "m", *BOUND_COLUMNS, "bound", "bound_kind",
-                 "fewest_colors", "fewest_gap", "at_bound", "configs"]  # fmt: skip
+# Per case (graph, problem): its size and what it allows, with the fewest colors any group
+# used on it.
+GRAPH_COLUMNS = ["graph", "problem", "label", "n", "m", "nets", *BOUND_COLUMNS, "bound",
+                 "bound_kind", "fewest_colors", "fewest_gap", "at_bound", "configs"]  # fmt: skip
 MEANS_COLUMNS = ["label", "graphs", "speedup_geomean", "speedup_hmean", "speedup_min",
                  "speedup_max", "colors_rel_geomean"]  # fmt: skip
 BLOCK_COLUMNS = ["graph", "config", "block_sizes", "best_block_size", "best_time_ms",
                  "worst_block_size", "worst_time_ms", "worst_over_best"]  # fmt: skip
 
 
-def config_label(algorithm: pd.Series, params: pd.Series) -> pd.Series:
+def with_problem(name: str, problem: str) -> str:
+    """``name`` for the d1 problem, ``name (problem)`` for another: how a configuration, a
+    group or a case names a distance-2 problem."""
+    return name if problem == DEFAULT_PROBLEM else f"{name} ({problem})"
+
+
+def split_problem(name: str) -> tuple[str, str | None]:
+    """``greedy (d2)`` → (``greedy``, ``d2``); a name without a problem → (name, None)."""
+    head, space, tail = name.rpartition(" (")
+    if space and tail.endswith(")") and tail[:-1] in PROBLEMS:
+        return head, tail[:-1]
+    return name, None
+
+
+def config_label(
+    algorithm: pd.Series, params: pd.Series, problem: pd.Series | None = None
+) -> pd.Series:
     """Readable configuration names: ``algo[k=v,k=v]`` from the canonical ``k=v;k=v``,
     showing only the parameters whose value differs between this algorithm's
-    configurations in the data (``params`` keeps them all); ``algo`` when none differs."""
-    pairs = pd.DataFrame({"algorithm": algorithm, "params": params}).drop_duplicates()
-    names: dict[tuple[str, str], str] = {}
-    for algo, group in pairs.groupby("algorithm"):
+    configurations for the same problem in the data (``params`` keeps them all); ``algo``
+    when none differs. A problem other than d1 follows the name: ``greedy (d2)[order=ff]``
+    (:func:`with_problem`; ``problem`` None: every row d1)."""
+    if problem is None:
+        problem = pd.Series(DEFAULT_PROBLEM, index=algorithm.index)
+    triples = pd.DataFrame({"algorithm": algorithm, "params": params, "problem": problem})
+    names: dict[tuple[str, str, str], str] = {}
+    for (algo, solved), group in triples.drop_duplicates().groupby(["algorithm", "problem"]):
         settings = [dict(kv.split("=", 1) for kv in p.split(";") if kv) for p in group["params"]]
         keys = sorted(set().union(*settings))
         varying = [k for k in keys if len({d.get(k) for d in settings}) > 1]
+        name = with_problem(str(algo), str(solved))
         for text, d in zip(group["params"], settings, strict=True):
             shown = ",".join(f"{k}={d[k]}" for k in varying if k in d)
-            names[algo, text] = f"{algo}[{shown}]" if shown else str(algo)
-    return pd.Series(
-        [names[key] for key in zip(algorithm, params, strict=True)], index=algorithm.index
-    )
+            names[algo, text, solved] = f"{name}[{shown}]" if shown else name
+    keys = zip(algorithm, params, problem, strict=True)
+    return pd.Series([names[key] for key in keys], index=algorithm.index)
 
 
 def group_label(config: pd.Series, block_size: pd.Series) -> pd.Series:
@@ -97,11 +128,14 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     ``time_q1_ms``/``time_q3_ms`` and ``time_iqr_ms`` describe the spread of ``time_ms``, and
     ``ok_times_ms`` holds the ok times themselves (sorted; for intervals of speedups).
     ``flags`` is the union of the rows' flags ("" when clean or before schema v3).
-    What the graph allows (:func:`graph_bounds`: ``chi_lower``, ``degeneracy``,
+    What the case allows (:func:`graph_bounds`: ``chi_lower``, ``degeneracy``,
     ``chi_known``, ``bound``, ``bound_kind``) is repeated on each of its groups;
     ``colors_gap`` is the median colors minus ``bound`` (NaN where either is missing) and
     ``reaches_bound`` whether they are equal: a coloring with as few colors as a lower bound
-    on χ is provably optimal (False where there is no bound or no valid coloring).
+    is provably optimal (False where there is no bound or no valid coloring). ``nets`` is
+    the rows of a distance-2 group's matrix (NaN for d1) and ``recovered`` whether every
+    repetition that checked it recovered J from B = J·S (False if one did not, NA where
+    none checked: d1).
     Throughput is n (resp. the CSV's m, undirected edges) per second of median ``time_ms``,
     in millions. The balance and level columns are medians too (NaN where the rows have
     none); ``trsv_speedup`` is the natural order's solve time over the color order's.
@@ -121,7 +155,10 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
         count_setup=("count_setup", "first"),
         error_message=("error", lambda s: next((e for e in s if e), "")),
         flags=("flags", flag_union),
+        nets=("nets", "max"),
+        recovered=("recovered", _all_recovered),
     )
+    out["recovered"] = out["recovered"].astype("boolean")
     out["ok_times_ms"] = groups["ok_time"].apply(lambda t: tuple(sorted(t.dropna())))
     out[["time_ci_low_ms", "time_ci_high_ms"]] = _median_intervals(out["ok_times_ms"])
     counts = rows.groupby([*KEYS, "status"]).size().unstack("status", fill_value=0)
@@ -146,12 +183,12 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     out["time_iqr_ms"] = out["time_q3_ms"] - out["time_q1_ms"]
     out["note"] = _failure_note(out)
     out = in_graph_order(out.reset_index(), rows["graph"].unique())
-    out = out.join(graph_bounds(rows), on="graph")
+    out = out.join(graph_bounds(rows), on=CASE)
     out["colors_gap"] = out["colors"] - out["bound"]
     out["reaches_bound"] = out["colors_gap"].eq(0)
     out["block_size"] = out["block_size"].astype("Int64").replace(0, pd.NA)
     requested = out["params"].map(requested_params)  # auto: one configuration, any choice
-    out["config"] = config_label(out["algorithm"], requested)
+    out["config"] = config_label(out["algorithm"], requested, out["problem"])
     out["label"] = group_label(out["config"], out["block_size"])
     out["near_fastest"] = _near_fastest(out)
     seconds = out["time_ms"] / 1e3
@@ -160,51 +197,65 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _all_recovered(values: pd.Series) -> bool | None:
+    """Whether every repetition that checked recovered J (None where none checked)."""
+    checked = values.dropna()
+    return None if checked.empty else bool(checked.all())
+
+
 def graph_bounds(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per graph (the index): ``chi_lower`` (a clique found in it), ``degeneracy``,
-    ``chi_known`` (the χ its source publishes), each the largest over its rows of any status
-    (NaN where no row has it: files before schema v4), ``bound`` (``chi_known`` where known,
-    else ``chi_lower``; the clique where it is larger than the published χ, which
-    :func:`bound_notes` reports) and ``bound_kind`` (:data:`KNOWN`, :data:`CLIQUE` or "")."""
-    per_graph = rows.groupby("graph", sort=False)[list(BOUND_COLUMNS)].max()
-    known = per_graph["chi_known"].notna() & ~(per_graph["chi_lower"] > per_graph["chi_known"])
-    per_graph["bound"] = per_graph["chi_known"].where(known, per_graph["chi_lower"])
-    per_graph["bound_kind"] = np.where(
-        known, KNOWN, np.where(per_graph["chi_lower"].notna(), CLIQUE, "")
+    """Per case (graph, problem: the index): ``chi_lower`` (d1: a clique found in the graph;
+    a distance-2 problem: its lower bound, :data:`~gcbench.report.defaults.PROBLEM_BOUNDS`),
+    ``degeneracy``, ``chi_known`` (the χ the graph's source publishes; d1 only), each the
+    largest over its rows of any status (NaN where no row has it: files before schema v4),
+    ``bound`` (``chi_known`` where known, else ``chi_lower``; the clique where it is larger
+    than the published χ, which :func:`bound_notes` reports) and ``bound_kind``
+    (:data:`KNOWN`, :data:`CLIQUE`, a distance-2 problem's kind, or "")."""
+    bounds = rows.groupby(CASE, sort=False)[list(BOUND_COLUMNS)].max()
+    problems = bounds.index.get_level_values("problem")
+    known = (
+        (problems == DEFAULT_PROBLEM)
+        & bounds["chi_known"].notna()
+        & ~(bounds["chi_lower"] > bounds["chi_known"])
     )
-    return per_graph
+    bounds["bound"] = bounds["chi_known"].where(known, bounds["chi_lower"])
+    lower = [PROBLEM_BOUNDS.get(p, CLIQUE) for p in problems]
+    bounds["bound_kind"] = np.where(known, KNOWN, np.where(bounds["chi_lower"].notna(), lower, ""))
+    return bounds
 
 
 def graphs_table(summary: pd.DataFrame, labels: dict[str, str] | None = None) -> pd.DataFrame:
-    """One row per graph, in the summary's order: the short ``label`` the figures give it
-    (from ``labels``, one line; the graph itself where none is given), its size, bounds
+    """One row per case (graph, problem), in the summary's order: the short ``label`` the
+    figures give the graph (from ``labels``, one line; the graph itself where none is
+    given), its size (and ``nets``, a distance-2 problem's rows), bounds
     (:func:`graph_bounds`), the fewest median colors of any group on it and that minus the
     bound (``fewest_gap``), the configurations with a group at the bound (``at_bound``, a
     tuple, fastest first) and how many configurations have a valid coloring there
     (``configs``)."""
-    first = summary.groupby("graph", sort=False).first()
+    first = summary.groupby(CASE, sort=False).first()
     valid = summary.dropna(subset=["colors"])
     at = valid[valid["reaches_bound"]].sort_values(["time_ms", "config"])
-    out = first[["n", "m", *BOUND_COLUMNS, "bound", "bound_kind"]].copy()
-    out["fewest_colors"] = valid.groupby("graph")["colors"].min()
+    out = first[["n", "m", "nets", *BOUND_COLUMNS, "bound", "bound_kind"]].copy()
+    out["fewest_colors"] = valid.groupby(CASE)["colors"].min()
     out["fewest_gap"] = out["fewest_colors"] - out["bound"]
-    names = at.drop_duplicates(["graph", "config"]).groupby("graph")["config"].agg(tuple)
-    out["at_bound"] = [names.get(graph, ()) for graph in out.index]
-    out["configs"] = valid.groupby("graph")["config"].nunique()
+    names = at.drop_duplicates([*CASE, "config"]).groupby(CASE)["config"].agg(tuple)
+    out["at_bound"] = [names.get(case, ()) for case in out.index]
+    out["configs"] = valid.groupby(CASE)["config"].nunique()
     out["configs"] = out["configs"].fillna(0).astype(int)
-    out["label"] = [" ".join((labels or {}).get(g, g).split("\n")) for g in out.index]
-    return out.rename_axis("graph").reset_index()[GRAPH_COLUMNS]
+    out = out.reset_index()
+    out["label"] = [" ".join((labels or {}).get(g, g).split("\n")) for g in out["graph"]]
+    return out[GRAPH_COLUMNS]
 
 
 BOUND_TABLE = ["config", "graphs", "at_bound", "gap_median", "gap_max"]
 
 
 def config_gaps(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per configuration, at its fastest block size on each graph (as in the figures): on
-    how many graphs with a bound it has a valid coloring (``graphs``), on how many of them it
-    reaches the bound (``at_bound``), and the median and largest colors over the bound;
-    most graphs at the bound first (ties: smaller median gap, then name). Empty where no
-    graph has a bound."""
+    """Per configuration (of one problem), at its fastest block size on each graph (as in
+    the figures): on how many graphs with a bound it has a valid coloring (``graphs``), on
+    how many of them it reaches the bound (``at_bound``), and the median and largest colors
+    over the bound; most graphs at the bound first (ties: smaller median gap, then name).
+    Empty where no graph has a bound."""
     best = best_block_per_config(summary).dropna(subset=["colors_gap"])
     if best.empty:
         return pd.DataFrame(columns=BOUND_TABLE)
@@ -223,18 +274,23 @@ def config_gaps(summary: pd.DataFrame) -> pd.DataFrame:
     return out[BOUND_TABLE].reset_index(drop=True)
 
 
+BOUND_WORDS = {KNOWN: "its published χ", CLIQUE: "a clique found in it",
+               DELTA_1: "Δ+1, its largest closed neighbourhood",
+               MAX_ROW: "the largest row count of its matrix"}  # fmt: skip
+
+
 def bound_notes(summary: pd.DataFrame) -> list[str]:
     """Notes on the bounds: none known for any graph (results before schema v4), a clique
     larger than the χ the graph's source publishes (the published value does not hold for
     this graph: the clique is the bound), or a group that used fewer colors than its
-    graph's bound (the bound or the coloring is wrong: a valid coloring never uses fewer
-    colors than a clique's size or χ)."""
+    case's bound (the bound or the coloring is wrong: a valid coloring never uses fewer
+    colors than a clique's size or χ, nor a distance-2 one fewer than its lower bound)."""
     if summary["bound"].isna().all():
         return [
             "no graph has a known bound on its colors (chi_lower, chi_known: recorded since"
             " result schema v4), so colors are not compared with one"
         ]
-    graphs = summary.drop_duplicates("graph")
+    graphs = summary[summary["problem"] == DEFAULT_PROBLEM].drop_duplicates("graph")
     overruled = graphs[graphs["chi_known"].notna() & (graphs["bound_kind"] == CLIQUE)]
     notes = [  # graph_bounds took the clique over the published χ
         f"{row.graph}: a clique of {row.chi_lower:g} was found but its source publishes χ ="
@@ -243,31 +299,37 @@ def bound_notes(summary: pd.DataFrame) -> list[str]:
         for row in overruled.itertuples()
     ]
     below = summary[summary["colors_gap"] < 0]
-    for graph, part in below.groupby("graph", sort=False):
+    for (graph, problem), part in below.groupby(CASE, sort=False):
         row = part.iloc[0]
-        what = "its published χ" if row["bound_kind"] == KNOWN else "a clique found in it"
+        what = BOUND_WORDS.get(row["bound_kind"], row["bound_kind"])
         notes.append(
-            f"on {graph}, {_listing(list(part['label']))} used fewer colors than the bound"
-            f" ({row['bound']:g}, {what}): the bound does not hold for this graph or the"
-            " coloring is wrong"
+            f"on {with_problem(graph, problem)}, {_listing(list(part['label']))} used fewer"
+            f" colors than the bound ({row['bound']:g}, {what}): the bound does not hold for"
+            " this graph or the coloring is wrong"
         )
     return notes
 
 
 def _fastest(summary: pd.DataFrame) -> pd.DataFrame:
-    """Each graph's fastest group: least median time; ties by colors, then label."""
+    """Each case's fastest group: least median time; ties by colors, then label."""
     valid = summary.dropna(subset=["time_ms"])
-    return valid.sort_values(["time_ms", "colors", "label"]).groupby("graph").head(1)
+    return valid.sort_values(["time_ms", "colors", "label"]).groupby(CASE).head(1)
+
+
+def per_case(summary: pd.DataFrame, values: pd.Series) -> np.ndarray:
+    """``values`` (indexed by case: graph, problem) at each group's case; NaN where absent."""
+    cases = pd.MultiIndex.from_frame(summary[CASE])
+    return values.reindex(cases).to_numpy(dtype=float)
 
 
 def _near_fastest(summary: pd.DataFrame) -> pd.Series:
-    """Whether a group's interval of the median time overlaps that of the fastest group on
-    its graph, so the two are not told apart; False for the fastest itself and wherever
+    """Whether a group's interval of the median time overlaps that of the fastest group of
+    its case, so the two are not told apart; False for the fastest itself and wherever
     either has no interval."""
     fastest = _fastest(summary)
-    ends = fastest.set_index("graph")[["time_ci_low_ms", "time_ci_high_ms"]]
-    low = summary["graph"].map(ends["time_ci_low_ms"])
-    high = summary["graph"].map(ends["time_ci_high_ms"])
+    ends = fastest.set_index(CASE)[["time_ci_low_ms", "time_ci_high_ms"]]
+    low = per_case(summary, ends["time_ci_low_ms"])
+    high = per_case(summary, ends["time_ci_high_ms"])
     overlap = (summary["time_ci_low_ms"] <= high) & (summary["time_ci_high_ms"] >= low)
     return overlap & ~summary.index.isin(fastest.index)
 
@@ -348,22 +410,25 @@ def baseline_rows(summary: pd.DataFrame, name: str) -> pd.Series:
     """Rows that the baseline ``name`` names: as :func:`matching`, else, for
     ``ALGO[k=v,...]``, the configurations of ALGO with those parameter values, whatever
     their other parameters (``greedy[order=ldf]`` names ``greedy[order=ldf,seed=1]`` too,
-    and ``greedy`` where only that order ran, so its label shows no parameter)."""
+    and ``greedy`` where only that order ran, so its label shows no parameter), of every
+    problem, or of one where ALGO names it (``greedy (d2)[order=natural]``)."""
     hit = matching(summary, name)
-    algo, bracket, rest = name.partition("[")
+    head, bracket, rest = name.partition("[")
     if hit.any() or not bracket or not rest.endswith("]"):
         return hit
     try:
         wanted = parse_param_string(rest[:-1].replace(",", ";"))
     except SpecError:
         return hit
+    algo, problem = split_problem(head)
     params = summary["params"].map(lambda p: parse_param_string(requested_params(p)))
     has = params.map(lambda d: all(d.get(k) == v for k, v in wanted.items()))
-    return (summary["algorithm"] == algo) & has
+    solved = summary["problem"] == problem if problem else True
+    return (summary["algorithm"] == algo) & has & solved
 
 
-def _best_time_per_graph(summary: pd.DataFrame, mask: pd.Series) -> pd.Series:
-    return summary[mask].groupby("graph")["time_ms"].min().dropna()
+def _best_time_per_case(summary: pd.DataFrame, mask: pd.Series) -> pd.Series:
+    return summary[mask].groupby(CASE)["time_ms"].min().dropna()
 
 
 def choose_baseline(summary: pd.DataFrame, requested: str | None) -> tuple[str | None, str]:
@@ -390,7 +455,7 @@ def choose_baseline(summary: pd.DataFrame, requested: str | None) -> tuple[str |
     name = GPU_BASELINE if gpu else CPU_BASELINE
     which = "results with GPU rows" if gpu else "CPU-only results"
     named = baseline_rows(summary, name)
-    if _best_time_per_graph(summary, named).size:
+    if _best_time_per_case(summary, named).size:
         return name, f"baseline {name} (the default for {which})"
     why = "has no valid time" if named.any() else "is not in the results"
     return None, (
@@ -403,12 +468,15 @@ def choose_baseline(summary: pd.DataFrame, requested: str | None) -> tuple[str |
 def _speedup_intervals(summary: pd.DataFrame, reference: pd.Series) -> np.ndarray:
     """(low, high) of each group's speedup's 95 % interval, one row per group: that of
     median(reference's times) / median(group's times) (:func:`ratio_ci`, from the ok times
-    of the reference group on its graph, ``reference``: graph → index). (1, 1) for the
-    reference itself, its own measure; NaN without a reference or enough times."""
+    of its reference group, ``reference``: the index of each group's reference, NaN for
+    none). (1, 1) for the reference itself, its own measure; NaN without a reference or
+    enough times."""
     out = np.full((len(summary), 2), np.nan)
     times = summary["ok_times_ms"]
-    for i, (index, graph) in enumerate(zip(summary.index, summary["graph"], strict=True)):
-        ref = reference.get(graph)
+    for i, (index, ref) in enumerate(zip(summary.index, reference, strict=True)):
+        if pd.isna(ref):
+            continue
+        ref = int(ref)
         if ref == index:
             out[i] = 1.0
         elif ref is not None and (found := ratio_ci(times[index], times[ref])) is not None:
@@ -417,22 +485,38 @@ def _speedup_intervals(summary: pd.DataFrame, reference: pd.Series) -> np.ndarra
 
 
 def add_comparisons(summary: pd.DataFrame, baseline: str | None) -> list[str]:
-    """Add ``speedup`` (vs the baseline's best median time on the graph) with its 95 %
-    interval (``speedup_ci_low``/``speedup_ci_high``) and ``colors_rel`` (median colors /
-    the fewest median colors on the graph) in place; return notes."""
+    """Add ``speedup`` (vs the baseline's best median time in the case: the graph and
+    problem) with its 95 % interval (``speedup_ci_low``/``speedup_ci_high``) and
+    ``colors_rel`` (median colors / the fewest median colors in the case) in place; return
+    notes: one per problem the baseline did not solve, and the cases of the others where it
+    has no valid time."""
     notes: list[str] = []
-    fewest = summary.groupby("graph")["colors"].transform("min")
+    fewest = summary.groupby(CASE)["colors"].transform("min")
     summary["colors_rel"] = summary["colors"] / fewest
     summary[["speedup", "speedup_ci_low", "speedup_ci_high"]] = np.nan
     if baseline is None:
         return notes
     mask = baseline_rows(summary, baseline)
-    base = _best_time_per_graph(summary, mask)
-    summary["speedup"] = summary["graph"].map(base) / summary["time_ms"]
+    base = _best_time_per_case(summary, mask)
+    summary["speedup"] = per_case(summary, base) / summary["time_ms"]
     timed = summary[mask].dropna(subset=["time_ms"])
-    reference = timed.groupby("graph")["time_ms"].idxmin()  # the baseline's best group
+    best = timed.groupby(CASE)["time_ms"].idxmin()  # the baseline's best group per case
+    reference = per_case(summary, best.astype(float))
     summary[["speedup_ci_low", "speedup_ci_high"]] = _speedup_intervals(summary, reference)
-    missing = sorted(set(summary["graph"]) - set(base.index))
+    solved = set(summary.loc[mask, "problem"])
+    unsolved = [p for p in PROBLEMS if p in set(summary["problem"]) - solved]
+    if unsolved:
+        also = " (the distance-2 table compares them with greedy)" if set(unsolved) <= set(
+            PATTERN_PROBLEMS) else ""  # fmt: skip
+        notes.append(
+            f"{baseline} has no row of {', '.join(unsolved)}: no speedup over it there{also}"
+        )
+    cases = summary[summary["problem"].isin(solved)].drop_duplicates(CASE)
+    missing = sorted(
+        with_problem(g, p)
+        for g, p in zip(cases["graph"], cases["problem"], strict=True)
+        if (g, p) not in base.index
+    )
     if missing:
         notes.append(f"no valid {baseline} time on {', '.join(missing)}: no speedup there")
     return notes
@@ -464,20 +548,22 @@ def speedup_means(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def winners(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per graph: the fastest group (median time) and the one with fewest colors (ties:
-    faster). ``fastest_near``: the other groups whose interval of the median time overlaps
-    the fastest's (:func:`_near_fastest`), by median time: none is known to be slower."""
+    """Per case (graph, problem): the fastest group (median time) and the one with fewest
+    colors (ties: faster). ``fastest_near``: the other groups whose interval of the median
+    time overlaps the fastest's (:func:`_near_fastest`), by median time: none is known to be
+    slower."""
     valid = summary.dropna(subset=["time_ms"])
     fast = _fastest(valid)
-    few = valid.sort_values(["colors", "time_ms", "label"]).groupby("graph").head(1)
-    tried = summary.groupby("graph", sort=False).size().rename("groups")
-    out = fast.set_index("graph")[["label", "time_ms", "speedup", "colors"]].add_prefix("fastest_")
-    out = out.join(few.set_index("graph")[["label", "colors", "time_ms"]].add_prefix("fewest_"))
-    out = out.join(valid.groupby("graph").size().rename("valid_groups"))
-    out = tried.to_frame().join(out, how="left").rename_axis("graph").reset_index()
+    few = valid.sort_values(["colors", "time_ms", "label"]).groupby(CASE).head(1)
+    tried = summary.groupby(CASE, sort=False).size().rename("groups")
+    out = fast.set_index(CASE)[["label", "time_ms", "speedup", "colors"]].add_prefix("fastest_")
+    out = out.join(few.set_index(CASE)[["label", "colors", "time_ms"]].add_prefix("fewest_"))
+    out = out.join(valid.groupby(CASE).size().rename("valid_groups"))
+    out = tried.to_frame().join(out, how="left").reset_index()
     near = valid[valid["near_fastest"]].sort_values(["time_ms", "label"])
-    near = near.groupby("graph")["label"].agg(tuple)
-    out.insert(3, "fastest_near", [near.get(graph, ()) for graph in out["graph"]])
+    near = near.groupby(CASE)["label"].agg(tuple)
+    cases = zip(out["graph"], out["problem"], strict=True)
+    out.insert(4, "fastest_near", [near.get(case, ()) for case in cases])
     return out
 
 
@@ -507,18 +593,19 @@ def best_block_sizes(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def pareto(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per graph, the groups no other group beats on both median time and median colors.
+    """Per case (graph, problem), the groups no other group beats on both median time and
+    median colors.
 
     A group is dominated when another has time ≤ and colors ≤ with at least one strictly
     smaller; among exact (time, colors) ties the first label alphabetically is kept.
     """
     valid = summary.dropna(subset=["time_ms", "colors"])
-    ordered = valid.sort_values(["graph", "time_ms", "colors", "label"])
-    best_before = ordered.groupby("graph")["colors"].transform(
+    ordered = valid.sort_values(["graph", "problem", "time_ms", "colors", "label"])
+    best_before = ordered.groupby(CASE)["colors"].transform(
         lambda c: c.cummin().shift(fill_value=np.inf)
     )
     front = ordered[ordered["colors"] < best_before]
-    columns = ["graph", "label", "time_ms", "colors", "speedup"]
+    columns = ["graph", "problem", "label", "time_ms", "colors", "speedup"]
     return in_graph_order(front[columns], summary["graph"].unique())
 
 
@@ -563,11 +650,13 @@ def trace_lines(traces: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
     traced where it has no valid time (a timed-out run's trace is the interesting one).
     Series with a single value (a total such as ``reported_colors``) are no per-round
     curve and are left out. Adds ``config`` (as named in ``best``); ordered by graph,
-    series and round.
+    series and round. ``traces`` and ``best`` are of one problem (:func:`problem_parts`):
+    a trace is matched to a configuration by algorithm and params.
     """
     known = best[["algorithm", "params", "config"]].drop_duplicates()
     t = traces.merge(known, on=["algorithm", "params"], how="left")
-    t["config"] = t["config"].fillna(config_label(t["algorithm"], t["params"]))
+    problem = t["problem"].replace("", DEFAULT_PROBLEM) if "problem" in t else None
+    t["config"] = t["config"].fillna(config_label(t["algorithm"], t["params"], problem))
     t["bs"] = t["block_size"].fillna(0)
     fastest = best.dropna(subset=["time_ms"])
     fastest = fastest.assign(chosen=fastest["block_size"].fillna(0).astype(float))
@@ -592,3 +681,74 @@ def levels_table(summary: pd.DataFrame) -> pd.DataFrame:
     Empty when no row has them."""
     part = summary.dropna(subset=["levels_natural"])
     return part[LEVEL_TABLE].reset_index(drop=True)
+
+
+def problem_parts(summary: pd.DataFrame) -> list[str]:
+    """The problems the summary holds, in :data:`~gcbench.grammar.PROBLEMS` order."""
+    held = set(summary["problem"])
+    return [p for p in PROBLEMS if p in held]
+
+
+def has_distance2(frame: pd.DataFrame) -> bool:
+    """Whether ``frame`` holds a problem other than d1 (then tables name each row's)."""
+    return bool((frame["problem"] != DEFAULT_PROBLEM).any())
+
+
+# The serial reference of the distance-2 problems (docs/report.md, "Distance-2 colorings"):
+# the greedy on the CPU, which visits the columns in its ``order`` one at a time.
+SERIAL_REFERENCE = "greedy"
+DISTANCE2_TABLE = ["graph", "problem", "config", "backend", "block_size", "time_ms",
+                   "time_ci_low_ms", "time_ci_high_ms", "near_fastest", "flags", "colors",
+                   "bound", "bound_kind", "colors_over_bound", "compression", "n", "nets",
+                   "recovered", "speedup_serial", "speedup_serial_ci_low",
+                   "speedup_serial_ci_high"]  # fmt: skip
+
+
+def _serial_references(part: pd.DataFrame) -> np.ndarray:
+    """For each group of ``part`` (distance-2 groups, the summary's index), the index of its
+    serial reference: the fastest :data:`SERIAL_REFERENCE` CPU group with a valid time in the
+    same case, of the group's ``order`` where it has one; NaN where there is none."""
+    orders = part["params"].map(lambda p: parse_param_string(requested_params(p)).get("order"))
+    serial = part[(part["algorithm"] == SERIAL_REFERENCE) & (part["backend"] == "cpu")]
+    serial = serial.dropna(subset=["time_ms"])
+    out = np.full(len(part), np.nan)
+    for i, (graph, problem, order) in enumerate(
+        zip(part["graph"], part["problem"], orders, strict=True)
+    ):
+        pool = serial[(serial["graph"] == graph) & (serial["problem"] == problem)]
+        if pd.notna(order):
+            pool = pool[orders[pool.index] == order]
+        if len(pool):
+            out[i] = pool["time_ms"].idxmin()
+    return out
+
+
+def distance2_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per case of a distance-2 problem × configuration, at its fastest block size (as in
+    the figures): the median time and its interval, colors, the case's lower bound
+    (``bound``, ``bound_kind``: Δ+1 for d2, the largest row count for pd2 and pd2-rows),
+    ``colors_over_bound`` (colors ÷ bound, 1 = provably optimal), ``compression`` (n ÷
+    colors: the columns per color, how many times fewer products J·S recover a Jacobian
+    than J·I; Gebremedhin, Manne & Pothen, SIAM Review 47(4), 2005), ``nets`` (the
+    matrix's other dimension), ``recovered`` (every repetition that checked recovered J:
+    True, one did not: False, none checked: NA) and ``speedup_serial``: the median time of
+    the serial reference (:func:`_serial_references`) over the group's, with its 95 %
+    interval (:func:`ratio_ci`; 1–1 for the reference itself). Empty when no row solved a
+    distance-2 problem."""
+    part = summary[summary["problem"].isin(PATTERN_PROBLEMS)]
+    if part.empty:
+        return pd.DataFrame(columns=DISTANCE2_TABLE)
+    reference = _serial_references(part)
+    serial_ms = summary["time_ms"].reindex(reference).to_numpy(dtype=float)
+    intervals = _speedup_intervals(part, reference)
+    part = part.assign(
+        colors_over_bound=part["colors"] / part["bound"],
+        compression=part["n"] / part["colors"],
+        speedup_serial=serial_ms / part["time_ms"].to_numpy(dtype=float),
+        speedup_serial_ci_low=intervals[:, 0],
+        speedup_serial_ci_high=intervals[:, 1],
+    )
+    best = best_block_per_config(part)
+    ordered = best.sort_values(["problem", "time_ms", "config"], na_position="last")
+    ordered = in_graph_order(ordered, summary["graph"].unique())
+    return ordered[DISTANCE2_TABLE]

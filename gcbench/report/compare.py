@@ -3,7 +3,8 @@ case, and how sure that is (docs/compare.md).
 
 Two forms: two result files (before and after a change, two GPUs, two versions) matched case
 by case, or one file and two of its configurations (``a`` the base, ``b`` the new) matched per
-graph. A case's ratio is median(new) / median(base) with the interval of
+graph and problem. A case names its problem (d1, or a distance-2 one): rows of different
+problems are never matched. A case's ratio is median(new) / median(base) with the interval of
 :func:`gcbench.stats.ratio_ci` and the verdict of :func:`gcbench.stats.verdict`; the summary
 is the geometric mean of the ratios with :func:`gcbench.stats.geomean_ci`'s interval across
 cases. Nothing here prints.
@@ -28,6 +29,7 @@ from gcbench.report.aggregate import (
     group_label,
     matching,
     provenance,
+    with_problem,
 )
 from gcbench.report.load import COUNT_SETUP, TIMING, read_results
 from gcbench.stats import geomean_ci, ratio_ci, verdict
@@ -35,15 +37,15 @@ from gcbench.stats import geomean_ci, ratio_ci, verdict
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-CASE = ["graph", "algorithm", "params", "block_size"]
+CASE = ["graph", "problem", "algorithm", "params", "block_size"]
 COLUMNS = [*CASE, "base_ms", "new_ms", "ratio", "ci_low", "ci_high", "verdict", "flags"]
 NO_TIME = "no valid time"  # the verdict of a case with no ok repetition on a side
 VERDICTS = ("faster", "slower", "same", NO_TIME)
 FORMATS = ("table", "csv")
 DEFAULT_THRESHOLD = 0.05
-DEFAULT_PROBLEM = "d1"  # what a file without a ``problem`` column colored: distance-1
 
-Key = tuple[str, str, str, int]  # graph, algorithm, requested params, block size (0: none)
+Key = tuple[str, str, str, str, int]  # graph, problem, algorithm, requested params, block size
+BLOCK = 4  # where a Key holds the block size (0: none)
 
 
 # Sides of a case whose median host round trip (column round_trip_us) differ by more than
@@ -142,12 +144,13 @@ class Comparison:
         return lines + [f"note: {n}" for n in self.notes]
 
     def case_names(self, cases: pd.DataFrame) -> list[str]:
-        """``graph algorithm[params]@block`` per case of ``cases`` (``graph label`` for the
-        groups of one file's configurations), for lines of text."""
+        """``graph algorithm[params]@block`` per case of ``cases``, ``graph algorithm
+        (problem)[params]@block`` for a problem other than d1 (``graph label`` for the
+        groups of one file's configurations, whose labels name it), for lines of text."""
         return [
             f"{c.graph} {c.algorithm}"
             if self.by_config
-            else f"{c.graph} {c.algorithm}"
+            else f"{c.graph} {with_problem(c.algorithm, c.problem)}"
             + (f"[{c.params}]" if c.params else "")
             + ("" if pd.isna(c.block_size) else f"@{c.block_size}")
             for c in cases.itertuples(index=False)
@@ -174,9 +177,10 @@ def compare(
     b: str | None = None,
     threshold: float | str = DEFAULT_THRESHOLD,
 ) -> Comparison:
-    """Compare ``new`` against ``base`` (two result files, cases matched by graph, algorithm,
-    requested params and block size), or, with ``a`` and ``b``, configuration ``b`` against
-    ``a`` in the one file ``base`` (matched per graph; docs/compare.md). ``threshold`` is the
+    """Compare ``new`` against ``base`` (two result files, cases matched by graph, problem,
+    algorithm, requested params and block size), or, with ``a`` and ``b``, configuration
+    ``b`` against ``a`` in the one file ``base`` (matched per graph and problem;
+    docs/compare.md). ``threshold`` is the
     smallest change that counts as one: a share (0.05) or a percentage ("5%"), as
     ``--threshold`` takes it."""
     threshold = share(threshold, "--threshold")
@@ -201,11 +205,11 @@ def compare(
 # ------------------------------------------------------------------------------- reading
 
 
-def _read_side(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
-    """The rows of one file, the problem they solved, and notes (one of them when its
-    schema predates the flags, so that an empty flag means unknown there, not clean)."""
+def _read_side(path: Path) -> tuple[pd.DataFrame, list[str]]:
+    """The rows of one file (``problem`` d1 where it predates the column) and notes (one
+    of them when its schema predates the flags, so that an empty flag means unknown there,
+    not clean)."""
     rows, notes = read_results([path])
-    problem = _problem(rows, path)
     with open(path, newline="", encoding="utf-8") as handle:
         header = next(csv.reader(handle), [])
     if "flags" not in header:
@@ -213,20 +217,7 @@ def _read_side(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
             f"{path} predates result schema v3: its rows record no conditions, so its "
             "flags are unknown rather than clean"
         )
-    return rows, problem, notes
-
-
-def _problem(rows: pd.DataFrame, path: Path) -> str:
-    """The coloring problem the file's rows solved (``d1`` where no column says)."""
-    if "problem" not in rows.columns:
-        return DEFAULT_PROBLEM
-    found = sorted(set(rows["problem"].replace("", DEFAULT_PROBLEM)))
-    if len(found) > 1:
-        raise InputError(
-            f"{path} holds rows of several problems ({', '.join(found)}): compare one problem "
-            "at a time"
-        )
-    return found[0]
+    return rows, notes
 
 
 def _cases(rows: pd.DataFrame, labels: pd.Series | None = None) -> dict[Key, _Sample]:
@@ -253,14 +244,20 @@ def _where(rows: pd.DataFrame) -> str:
 # ------------------------------------------------------------------------------- matching
 
 
+def _problems(rows: pd.DataFrame) -> list[str]:
+    return sorted(set(rows["problem"]))
+
+
 def _two_files(base: Path, new: Path, threshold: float) -> Comparison:
-    base_rows, base_problem, notes = _read_side(base)
-    new_rows, new_problem, new_notes = _read_side(new)
+    base_rows, notes = _read_side(base)
+    new_rows, new_notes = _read_side(new)
     notes += new_notes
-    if base_problem != new_problem:
+    base_problems, new_problems = _problems(base_rows), _problems(new_rows)
+    if not set(base_problems) & set(new_problems):
         raise InputError(
-            f"{base} holds problem {base_problem} but {new} problem {new_problem}: their times "
-            "are of different colorings; compare files of one problem"
+            f"{base} holds problem {', '.join(base_problems)} but {new} problem "
+            f"{', '.join(new_problems)}: their times are of different colorings; compare "
+            "files that share a problem"
         )
     timing = _one_timing(base_rows, base, new_rows, new)
     notes += [f"base {base} measured on {_where(base_rows)}",
@@ -269,7 +266,8 @@ def _two_files(base: Path, new: Path, threshold: float) -> Comparison:
     pairs = [(key, before[key], after[key]) for key in before if key in after]
     if not pairs:
         raise InputError(
-            f"{base} and {new} have no case in common (graph, algorithm, params, block size);"
+            f"{base} and {new} have no case in common (graph, problem, algorithm, params,"
+            " block size);"
             " compare two runs of the same suite"
         )
     only_base = [key for key in before if key not in after]
@@ -290,9 +288,9 @@ def _one_timing(base_rows: pd.DataFrame, base: Path, new_rows: pd.DataFrame, new
 
 
 def _two_configs(path: Path, a: str, b: str, threshold: float) -> Comparison:
-    rows, _, notes = _read_side(path)
+    rows, notes = _read_side(path)
     named = rows.assign(requested=rows["params"].map(requested_params))
-    named["config"] = config_label(named["algorithm"], named["requested"])
+    named["config"] = config_label(named["algorithm"], named["requested"], named["problem"])
     named["label"] = group_label(named["config"], named["block_size"])
     masks = {}
     for option, name in (("--a", a), ("--b", b)):
@@ -330,31 +328,31 @@ def _two_configs(path: Path, a: str, b: str, threshold: float) -> Comparison:
 def _per_graph(
     side_a: dict[Key, _Sample], side_b: dict[Key, _Sample]
 ) -> tuple[list[Pair], list[Key], list[Key], int]:
-    """Pair the two configurations' groups per graph: per block size where they share block
-    sizes (each side's fastest group at each), else once per graph, each side at its fastest
-    group there. Also: the groups left unpaired, and in how many cases a side's fastest of
-    several groups was chosen."""
+    """Pair the two configurations' groups per graph and problem: per block size where they
+    share block sizes (each side's fastest group at each), else once per graph and problem,
+    each side at its fastest group there. Also: the groups left unpaired, and in how many
+    cases a side's fastest of several groups was chosen."""
     pairs: list[Pair] = []
     only_a: list[Key] = []
     only_b: list[Key] = []
     chosen = 0
-    for graph in dict.fromkeys(key[0] for key in (*side_a, *side_b)):
-        ga = {k: s for k, s in side_a.items() if k[0] == graph}
-        gb = {k: s for k, s in side_b.items() if k[0] == graph}
+    for case in dict.fromkeys(key[:2] for key in (*side_a, *side_b)):
+        ga = {k: s for k, s in side_a.items() if k[:2] == case}
+        gb = {k: s for k, s in side_b.items() if k[:2] == case}
         if not ga or not gb:
             only_a += list(ga)
             only_b += list(gb)
             continue
-        common = sorted({k[3] for k in ga} & {k[3] for k in gb} - {0})
+        common = sorted({k[BLOCK] for k in ga} & {k[BLOCK] for k in gb} - {0})
         blocks = common or [None]
         for block in blocks:
-            in_a = {k: s for k, s in ga.items() if block is None or k[3] == block}
-            in_b = {k: s for k, s in gb.items() if block is None or k[3] == block}
+            in_a = {k: s for k, s in ga.items() if block is None or k[BLOCK] == block}
+            in_b = {k: s for k, s in gb.items() if block is None or k[BLOCK] == block}
             chosen += len(in_a) > 1 or len(in_b) > 1
             ka, kb = _fastest(in_a), _fastest(in_b)
-            pairs.append((_pair_key(graph, ka, kb, ga[ka], gb[kb], block), ga[ka], gb[kb]))
-        only_a += [k for k in ga if common and k[3] not in common]
-        only_b += [k for k in gb if common and k[3] not in common]
+            pairs.append((_pair_key(ka, kb, ga[ka], gb[kb], block), ga[ka], gb[kb]))
+        only_a += [k for k in ga if common and k[BLOCK] not in common]
+        only_b += [k for k in gb if common and k[BLOCK] not in common]
     return pairs, _labelled(only_a, side_a), _labelled(only_b, side_b), chosen
 
 
@@ -368,16 +366,16 @@ def _fastest(samples: dict[Key, _Sample]) -> Key:
     return min(samples, key=rank)
 
 
-def _pair_key(graph: str, ka: Key, kb: Key, sa: _Sample, sb: _Sample, block: int | None) -> Key:
-    """A one-file case: both groups' labels as its algorithm, their params (one text when
-    equal), the shared block size (0 when each side is at its own)."""
-    params = ka[2] if ka[2] == kb[2] else f"{ka[2]} vs {kb[2]}"
-    return (graph, f"{sa.label} vs {sb.label}", params, block or 0)
+def _pair_key(ka: Key, kb: Key, sa: _Sample, sb: _Sample, block: int | None) -> Key:
+    """A one-file case: its graph and problem, both groups' labels as its algorithm, their
+    params (one text when equal), the shared block size (0 when each side is at its own)."""
+    params = ka[3] if ka[3] == kb[3] else f"{ka[3]} vs {kb[3]}"
+    return (ka[0], ka[1], f"{sa.label} vs {sb.label}", params, block or 0)
 
 
 def _labelled(keys: list[Key], side: dict[Key, _Sample]) -> list[Key]:
     """Unpaired one-file groups named by their label rather than their algorithm."""
-    return [(k[0], side[k].label, k[2], k[3]) for k in keys]
+    return [(k[0], k[1], side[k].label, k[3], k[BLOCK]) for k in keys]
 
 
 # -------------------------------------------------------------------------------- results
@@ -460,7 +458,11 @@ def _rich_table(comparison: Comparison) -> RenderableType:
     from gcbench.report.tables import MISSING, block, num, ratio
 
     t = comparison.table
-    names = t["algorithm"] if comparison.by_config else config_label(t["algorithm"], t["params"])
+    names = (
+        t["algorithm"]
+        if comparison.by_config
+        else config_label(t["algorithm"], t["params"], t["problem"])
+    )
     interval = [
         MISSING if pd.isna(low) else f"{ratio(low)}–{ratio(high)}"
         for low, high in zip(t["ci_low"], t["ci_high"], strict=True)

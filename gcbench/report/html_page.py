@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from gcbench.report.aggregate import CASE, with_problem
 from gcbench.report.defaults import DPI
 from gcbench.report.tables import (
     MISSING,
@@ -184,7 +185,7 @@ def page(
     """The report as one HTML page: where and when it was measured, the graphs and their
     figure labels, the figures (``images``, file names in ``directory``, beside the page;
     PNGs at ``dpi``) and why any main figure is left out, the tables across graphs, a table
-    per graph, the notes."""
+    per case (graph and problem), the notes."""
     across = summary_sections(rep, labels=True)
     per_graph = result_sections(rep.summary)
     nav: list[str] = []
@@ -212,10 +213,12 @@ def page(
             table(section, (rep.timing, *section.legend), f"t-a{i}"), level=3)  # fmt: skip
     parts.append('<h2 id="h-per-graph">Per graph</h2>')
     nav.append('<a href="#h-per-graph" class="group">Per graph</a>')
-    graphs_in_order = rep.summary["graph"].unique()
-    for i, (graph, section) in enumerate(zip(graphs_in_order, per_graph, strict=True)):
+    cases = rep.summary[CASE].drop_duplicates()  # in the order of result_sections
+    names = [with_problem(str(g), str(p)) for g, p in zip(cases["graph"], cases["problem"],
+                                                          strict=True)]  # fmt: skip
+    for i, (name, section) in enumerate(zip(names, per_graph, strict=True)):
         add(section.title, f"graph-{i}", table(section, (rep.timing, *section.legend),
-            f"t-p{i}"), level=3, short=str(graph))  # fmt: skip
+            f"t-p{i}"), level=3, short=name)  # fmt: skip
     if rep.notes:
         add("Notes", "notes",
             '<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in rep.notes)

@@ -13,20 +13,25 @@ from gcbench.bench.results import (
     BOUND_COLUMNS,
     CONDITION_COLUMNS,
     LEVEL_COLUMNS,
+    PROBLEM_COLUMNS,
     STATUSES,
     TRACE_COLUMNS,
     trace_path,
 )
 from gcbench.errors import InputError
+from gcbench.grammar import DEFAULT_PROBLEM, PROBLEMS
 
 TRACE_SUFFIX = ".trace.csv"
 # The numbers among what each repetition ran under (schema v3); throttle and flags are text.
 CONDITION_NUMERIC = ("round_trip_us", "load_avg", "cpu_util", "cpu_wait")
 NUMERIC = ("n", "m", "max_degree", "avg_degree", "rep", "time_ms", "transfer_ms", "total_ms",
            "iterations", "colors", "max_color", "conflicts", "uncolored",
-           *BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_NUMERIC, *BOUND_COLUMNS)  # fmt: skip
-# Columns a file may lack (written since schema 2, 3 or 4): NaN, or "" for text, where missing.
-OPTIONAL = (*BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_COLUMNS, *BOUND_COLUMNS)
+           *BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_NUMERIC, *BOUND_COLUMNS,
+           "nets")  # fmt: skip
+# Columns a file may lack (written since schema 2, 3, 4 or 5): NaN, or "" for text, where
+# missing.
+OPTIONAL = (*BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_COLUMNS, *BOUND_COLUMNS,
+            *PROBLEM_COLUMNS)  # fmt: skip
 # The columns the report reads; a file lacking one of them cannot be reported on.
 NEEDED = ("run_id", "host", "device_name", "graph", "n", "m", "algorithm", "backend", "params",
           "block_size", "rep", "status", "error", "time_ms", "transfer_ms", "total_ms",
@@ -35,6 +40,7 @@ NEEDED = ("run_id", "host", "device_name", "graph", "n", "m", "algorithm", "back
 COUNT_SETUP = "count_setup"
 TRUE_TEXT = frozenset({"true", "1", "yes"})
 FALSE_TEXT = frozenset({"false", "0", "no", ""})
+RECOVERED = "recovered"  # schema v5: true, false, or empty where not checked (d1 rows)
 TIMING = {
     False: "time_ms: algorithm only",
     True: "time_ms includes setup (--count-setup)",
@@ -103,6 +109,33 @@ def _count_setup(frame: pd.DataFrame, path: Path) -> pd.Series:
     return text.isin(TRUE_TEXT)
 
 
+def _recovered(column: pd.Series, paths: Sequence[Path]) -> pd.Series:
+    """The ``recovered`` column as nullable booleans: NA where empty (a d1 row, or a
+    distance-2 row whose check did not run)."""
+    text = column.str.strip().str.lower()
+    odd = sorted(set(text) - TRUE_TEXT - FALSE_TEXT)
+    if odd:
+        raise InputError(
+            f"{', '.join(map(str, paths))}: recovered must be true, false or empty, not"
+            f" {', '.join(map(repr, odd))}"
+        )
+    flags = text.map(lambda t: pd.NA if t == "" else t in TRUE_TEXT)
+    return flags.astype("boolean")
+
+
+def _problems(column: pd.Series, paths: Sequence[Path]) -> pd.Series:
+    """The ``problem`` column, ``d1`` where empty (files before schema v5 solved only
+    d1); an unknown problem is an error."""
+    problems = column.str.strip().replace("", DEFAULT_PROBLEM)
+    unknown = sorted(set(problems) - set(PROBLEMS))
+    if unknown:
+        raise InputError(
+            f"unknown problem {', '.join(map(repr, unknown))} in {', '.join(map(str, paths))};"
+            f" expected one of {'|'.join(PROBLEMS)}"
+        )
+    return problems
+
+
 def _one_timing(frames: Sequence[pd.DataFrame], paths: Sequence[Path]) -> None:
     """Refuse results that mix timing conventions: every table would compare unlike times."""
     where: dict[bool, list[str]] = {False: [], True: []}
@@ -124,7 +157,9 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
     strings ("" where empty, also where a column is missing from some files, and
     ``throttle`` and ``flags`` "" where every file predates schema v3); the graph's bounds
     (``chi_lower``, ``degeneracy``, ``chi_known``, schema v4) are NaN where a file predates
-    them or its source publishes no χ. Exact
+    them or its source publishes no χ. ``problem`` (schema v5) is ``d1`` where a file
+    predates it, ``nets`` NaN there and ``recovered`` a nullable boolean (NA where not
+    checked). Exact
     duplicate rows (the same file given twice) are dropped and counted. Results that mix
     timing conventions (``count_setup`` true and false) are refused.
     """
@@ -163,6 +198,8 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
         if col in rows.columns:
             rows[col] = pd.to_numeric(rows[col], errors="coerce")
     rows["block_size"] = _block_size(rows["block_size"])
+    rows["problem"] = _problems(rows["problem"], paths)
+    rows[RECOVERED] = _recovered(rows[RECOVERED], paths)
     runs = rows["run_id"].nunique()
     if len(paths) > 1 or runs > 1:
         notes.append(f"merged {len(paths)} file(s) holding {runs} run(s)")
@@ -177,7 +214,9 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
 
 
 def read_traces(paths: Sequence[Path], notes: list[str]) -> pd.DataFrame | None:
-    """The trace rows beside ``paths`` (``series`` defaults to "active"), or None if none."""
+    """The trace rows beside ``paths`` (``series`` defaults to "active"), or None if none.
+    ``problem`` is "" (not known) where a trace file has no such column: its rows are
+    matched to a group by algorithm and params alone."""
     found = [trace_path(Path(p)) for p in paths if trace_path(Path(p)).is_file()]
     if not found:
         return None
@@ -186,6 +225,8 @@ def read_traces(paths: Sequence[Path], notes: list[str]) -> pd.DataFrame | None:
     if "series" not in traces.columns:
         traces["series"] = "active"
     traces["series"] = traces["series"].replace("", "active")
+    if "problem" not in traces.columns:
+        traces["problem"] = ""
     for col in ("rep", "round", "active"):
         traces[col] = pd.to_numeric(traces[col], errors="coerce")
     traces["block_size"] = _block_size(traces["block_size"])

@@ -26,8 +26,9 @@ import pandas as pd
 
 from gcbench import grammar
 from gcbench.errors import InputError
-from gcbench.report.aggregate import has_block_sizes
-from gcbench.report.defaults import CLIQUE, DPI, KNOWN
+from gcbench.grammar import DEFAULT_PROBLEM
+from gcbench.report.aggregate import has_block_sizes, problem_parts
+from gcbench.report.defaults import CLIQUE, DELTA_1, DPI, KNOWN, MAX_ROW
 from gcbench.report.plots_panels import (
     PROFILE_IN,
     block_size_sweep,
@@ -77,10 +78,16 @@ if TYPE_CHECKING:
 PLOT_FORMATS = ("png", "svg", "pdf")
 LABEL_IN = 1.2  # the y label and ticks left of a row of clusters
 FOOT_PT = 5.0  # how far under the axis a bar's marker sits (where hues repeat), points
-BOUND_KINDS = {KNOWN: "χ = {}", CLIQUE: "χ ≥ {}"}  # the bound under a graph's cluster
+# The bound under a graph's cluster, per bound_kind.
+BOUND_KINDS = {KNOWN: "χ = {}", CLIQUE: "χ ≥ {}", DELTA_1: "Δ+1 = {}", MAX_ROW: "max row = {}"}
 BOUND_CAPTION = (
     "bars: colors ÷ the graph's bound on χ, under its name: χ = the published χ,"
     " χ ≥ the size of a clique found;\n'fewest' where neither is known:"
+    " ÷ the fewest colors any configuration used"
+)
+BOUND_CAPTION_D2 = (
+    "bars: colors ÷ the problem's lower bound, under the graph's name: Δ+1 (d2) or the"
+    " largest row count (pd2,\npd2-rows); 'fewest' where none is known:"
     " ÷ the fewest colors any configuration used"
 )
 
@@ -289,8 +296,8 @@ def colors_figure(best: pd.DataFrame, style: Style) -> Figure:
     reads beside one of 150 to 171. Where some graph has a bound on χ
     (:func:`graph_bounds`), the bars are colors ÷ the bound, a dashed line at 1 marks the
     bound and each graph's label says which it is (``χ = 2`` published, ``χ ≥ 150`` by a
-    clique found; ``fewest 12`` where the graph has neither: ÷ the fewest colors of any
-    configuration)."""
+    clique found, ``Δ+1 = 9`` or ``max row = 12`` for a distance-2 problem (the style's);
+    ``fewest 12`` where the graph has neither: ÷ the fewest colors of any configuration)."""
     bounds = graph_bounds(best)
     if bounds is None:
         return grouped_bars(best, "colors", style, log=True, title="Colors used per graph",
@@ -304,10 +311,12 @@ def colors_figure(best: pd.DataFrame, style: Style) -> Figure:
         for g in fewest.index
     }
     frame = best.assign(colors_over=best["colors"] / best["graph"].map(over))
+    d1 = style.problem == DEFAULT_PROBLEM
     return grouped_bars(
-        frame, "colors_over", style, log=True, below=1.3, notes=notes, caption=BOUND_CAPTION,
+        frame, "colors_over", style, log=True, below=1.3, notes=notes,
+        caption=BOUND_CAPTION if d1 else BOUND_CAPTION_D2,
         reference=(1.0, "colors = the bound"),
-        title="Colors used per graph, over the graph's bound on χ",
+        title="Colors used per graph, over the " + ("graph's bound on χ" if d1 else "lower bound"),
         ylabel="colors ÷ bound (median, log scale)",
     )  # fmt: skip
 
@@ -374,10 +383,53 @@ def figures(
     and a line for each main figure left out, saying why: no figure is empty.
 
     ``best`` is each configuration at its fastest block size per graph. Every figure names
-    a graph by its :func:`graph_labels` among all the summary's graphs.
+    a graph by its :func:`graph_labels` among all the summary's graphs. Each problem gets
+    its own figures, so that no figure compares the times or colors of different problems:
+    d1's by the stems above, a distance-2 problem's with its name after them (``time_d2``,
+    ``profile_time_pd2-rows``), its subtitle naming it.
     """
     if not style.graphs:
         style = replace(style, graphs=graph_labels(list(dict.fromkeys(summary["graph"]))))
+    problems = problem_parts(summary)
+    if problems == [DEFAULT_PROBLEM]:
+        return _problem_figures(summary, best, traces, baseline, style)
+    made: dict[str, Figure] = {}
+    missing: list[str] = []
+    for problem in problems:
+        part = summary[summary["problem"] == problem]
+        figs, left_out = _problem_figures(
+            part, best[best["problem"] == problem], _traces_of(traces, part, problem),
+            baseline, replace(style, problem=problem),
+        )  # fmt: skip
+        suffix = "" if problem == DEFAULT_PROBLEM else f"_{problem}"
+        made.update({f"{name}{suffix}": fig for name, fig in figs.items()})
+        missing += [f"{problem}: {line}" for line in left_out]
+    return made, missing
+
+
+def _traces_of(
+    traces: pd.DataFrame | None, part: pd.DataFrame, problem: str
+) -> pd.DataFrame | None:
+    """The trace rows of ``problem``: those that name it, and those that name none (a trace
+    file without the column) whose algorithm and params ran it (``part``'s groups)."""
+    if traces is None:
+        return None
+    ran = pd.MultiIndex.from_frame(part[["algorithm", "params"]])
+    traced = pd.MultiIndex.from_frame(traces[["algorithm", "params"]])
+    named = traces["problem"] == problem
+    unnamed = (traces["problem"] == "") & traced.isin(ran)
+    found = traces[named | unnamed]
+    return None if found.empty else found
+
+
+def _problem_figures(
+    summary: pd.DataFrame,
+    best: pd.DataFrame,
+    traces: pd.DataFrame | None,
+    baseline: str | None,
+    style: Style,
+) -> tuple[dict[str, Figure], list[str]]:
+    """:func:`figures` of one problem's groups."""
     missing: list[str] = []
     made: dict[str, Figure | None] = {}
     if best["time_ms"].isna().all():

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gcbench.grammar import DEFAULT_PROBLEM
 from gcbench.outputs import replaced
-from gcbench.report.defaults import DPI
+from gcbench.report.defaults import DPI, PROBLEM_TITLES
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -89,8 +90,9 @@ class Style:
     """What every figure of one report shares: a colour per configuration (its place in
     ``colours`` also sets its marker and line style), the subtitle
     (:func:`~gcbench.report.aggregate.provenance`), the timing convention of ``time_ms``,
-    the output formats, the PNG resolution and the graphs' labels (:func:`graph_labels` of
-    every graph of the report, so each figure names a graph alike)."""
+    the output formats, the PNG resolution, the graphs' labels (:func:`graph_labels` of
+    every graph of the report, so each figure names a graph alike) and the problem its
+    figures show (d1 unless a distance-2 one, which the subtitle then names)."""
 
     colours: dict[str, tuple[float, ...]]
     where: str
@@ -98,11 +100,14 @@ class Style:
     formats: tuple[str, ...] = ("png",)
     dpi: int = DPI
     graphs: dict[str, str] = field(default_factory=dict)
+    problem: str = DEFAULT_PROBLEM
 
     def subtitle(self, timed: bool, caption: str = "") -> str:
-        """The subtitle: provenance, plus the timing convention on figures of times, and a
-        ``caption`` line under them (what whiskers show) where given."""
-        line = " · ".join(p for p in (self.where, self.timing if timed else "") if p)
+        """The subtitle: the problem where it is not d1, provenance, plus the timing
+        convention on figures of times, and a ``caption`` line under them (what whiskers
+        show) where given."""
+        parts = (PROBLEM_TITLES.get(self.problem, ""), self.where, self.timing if timed else "")
+        line = " · ".join(p for p in parts if p)
         return "\n".join(p for p in (line, caption) if p)
 
     def place(self, config: str) -> int:

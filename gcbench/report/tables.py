@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
-from gcbench.report.aggregate import config_gaps, gpu_rows, has_block_sizes
+from gcbench.grammar import DEFAULT_PROBLEM
+from gcbench.report.aggregate import CASE, config_gaps, gpu_rows, has_block_sizes, has_distance2
+from gcbench.report.defaults import PROBLEM_BOUNDS
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -27,8 +29,8 @@ NOTE_WIDTH = 32
 UNBOUNDED = 10_000  # console width used to measure a table's natural width
 # Columns a narrow terminal leaves out, first to last.
 DROP_ORDER = ["Medge/s", "transfer ms", "its time ms", "worst ms", "speedup CI", "class CV",
-              "Mvert/s", "harm. mean", "min", "max", "rounds", "colors/best",
-              "colors/best geo. mean", "degeneracy + 1", "m", "over bound", "CI ms",
+              "vs greedy CI", "Mvert/s", "harm. mean", "min", "max", "rounds", "colors/best",
+              "colors/best geo. mean", "degeneracy + 1", "m", "nets", "over bound", "CI ms",
               "tried"]  # fmt: skip
 NEAR = "≈"  # marks a time not told apart from the fastest on its graph
 FLAGGED = "†"  # marks a time measured under a flag (throttled, contended, drift, noisy)
@@ -49,6 +51,11 @@ BOUND_LEGEND = (
     f" the size of a clique found in it, a lower bound on χ); {AT_BOUND}: at the bound,"
     " provably optimal"
 )
+BOUND_LEGEND_D2 = (
+    "over bound: median colors minus the problem's lower bound (Δ+1 for d2: a vertex and its"
+    " neighbours all differ; the largest row count for pd2 and pd2-rows: the columns of a row"
+    f" all differ); {AT_BOUND}: at the bound, provably optimal"
+)
 BELOW_LEGEND = f"{BELOW_BOUND}: below the bound, which a valid coloring never is (see the notes)"
 GRAPHS_LEGEND = (
     "bound: the graph's χ as its source publishes it (χ), else the size of a clique found in"
@@ -57,6 +64,25 @@ GRAPHS_LEGEND = (
     "best colors: the fewest median colors of any group; at bound: the configurations that"
     f" reach the bound, of those with a valid coloring ({AT_BOUND}: provably optimal)",
 )
+GRAPHS_LEGEND_D2 = (
+    "a distance-2 problem's bound: Δ+1 for d2 (a vertex and its neighbours all differ), the"
+    " largest row count (max row) for pd2 and pd2-rows (the columns of a row all differ); nets:"
+    " the rows of the matrix whose columns are colored (those of A + I for d2)"
+)
+RECOVERED_SHOWN = {True: "yes", False: "NO"}  # else MISSING: not checked
+DISTANCE2_LEGEND = (
+    "bound: the problem's lower bound (Δ+1 for d2, the largest row count for pd2 and"
+    " pd2-rows); colors/bound 1.00: provably optimal",
+    "n/colors: the columns per color (compression): J·S recovers a Jacobian of n columns"
+    " with that many times fewer products than J·I; nets: the rows of the matrix colored",
+    "recovered: yes where every repetition that checked it recovered every nonzero of J from"
+    f" the compressed B = J·S, NO where one did not, {MISSING} where none checked",
+)
+SERIAL_LEGEND = (
+    "vs greedy: the median time of greedy on the CPU, same graph and problem, at the"
+    " configuration's order where it has one (its fastest order otherwise), over this median"
+    f" time, with its 95 % interval; {MISSING} where no such greedy ran"
+)
 CONFIG_GAPS_LEGEND = (
     "graphs: those with a bound where the configuration has a valid coloring; reaches it: on"
     " how many its colors equal the bound (provably optimal); over bound: its median colors"
@@ -64,17 +90,17 @@ CONFIG_GAPS_LEGEND = (
 )
 LABEL_HEADER = "figure label"
 TEXT_HEADERS = frozenset({"configuration", "graph", "fastest", "fewest colors", "note", "tried",
-                          LABEL_HEADER, "at bound"})  # fmt: skip
+                          LABEL_HEADER, "at bound", "problem", "recovered"})  # fmt: skip
 
 # The per-group summary's CSV columns, in order (summary.csv and --format csv).
 SUMMARY_COLUMNS = [
-    "graph", "n", "m", "chi_lower", "degeneracy", "chi_known", "bound", "bound_kind",
-    "algorithm", "backend", "params", "block_size", "config", "label",
+    "graph", "problem", "n", "m", "nets", "chi_lower", "degeneracy", "chi_known", "bound",
+    "bound_kind", "algorithm", "backend", "params", "block_size", "config", "label",
     "reps", "runs", "ok", "invalid", "error", "timeout", "oom", "unsupported", "note",
     "flags", "count_setup", "time_ms", "time_ci_low_ms", "time_ci_high_ms", "near_fastest",
     "time_min_ms", "time_q1_ms", "time_q3_ms", "time_iqr_ms", "transfer_ms", "total_ms",
     "colors", "iterations", "speedup", "speedup_ci_low", "speedup_ci_high", "colors_rel",
-    "colors_gap", "reaches_bound", "mverts_per_s", "medges_per_s", "error_message",
+    "colors_gap", "reaches_bound", "recovered", "mverts_per_s", "medges_per_s", "error_message",
     "min_class", "max_class", "class_cv",
     "levels_natural", "levels_colored", "trsv_natural_ms", "trsv_colored_ms", "trsv_speedup",
 ]  # fmt: skip
@@ -133,14 +159,30 @@ def gap(x: float) -> str:
 
 
 def bound(value: float, kind: str) -> str:
-    """A graph's bound and its kind: ``5 (χ)``, ``4 (clique)``; a dash for none."""
+    """A case's bound and its kind: ``5 (χ)``, ``4 (clique)``, ``9 (Δ+1)``; a dash for
+    none."""
     return MISSING if pd.isna(value) else f"{count(value)} ({kind})"
 
 
-def graph_heading(graph: str, row: pd.Series) -> str:
-    """A graph's title: its spec, size and what it allows, e.g. ``g1  (n = 100, m = 300,
-    χ = 5 published, degeneracy + 1 = 7)`` or ``... χ ≥ 4 by a clique ...``."""
+def recovered(value: object) -> str:
+    """``yes`` (every repetition that checked recovered J), ``NO``, or a dash (none checked)."""
+    return MISSING if pd.isna(value) else RECOVERED_SHOWN[bool(value)]
+
+
+def graph_heading(graph: str, row: pd.Series, problem: str = DEFAULT_PROBLEM) -> str:
+    """A case's title: the graph's spec, size and what it allows, e.g. ``g1  (n = 100,
+    m = 300, χ = 5 published, degeneracy + 1 = 7)`` or ``... χ ≥ 4 by a clique ...``; for a
+    distance-2 problem the problem, the nets and its bound: ``g1, d2  (n = 100, m = 300,
+    nets = 100, colors ≥ 9 by Δ+1)`` (``nnz`` for a matrix's nonzeros, pd2 and pd2-rows)."""
     parts = [] if pd.isna(row["n"]) else [f"n = {int(row['n']):,}", f"m = {int(row['m']):,}"]
+    if problem != DEFAULT_PROBLEM:
+        if parts and problem != "d2":
+            parts[1] = parts[1].replace("m =", "nnz =")
+        if pd.notna(row["nets"]):
+            parts.append(f"nets = {int(row['nets']):,}")
+        if pd.notna(row["chi_lower"]):
+            parts.append(f"colors ≥ {count(row['chi_lower'])} by {PROBLEM_BOUNDS[problem]}")
+        return f"{graph}, {problem}  ({', '.join(parts)})" if parts else f"{graph}, {problem}"
     if pd.notna(row["chi_known"]):
         parts.append(f"χ = {count(row['chi_known'])} published")
     elif pd.notna(row["chi_lower"]):
@@ -211,11 +253,12 @@ RESULT_COLUMNS = [
 
 
 def _result_legend(part: pd.DataFrame, speedups: bool) -> tuple[str, ...]:
-    """The legend lines of a graph's table: the intervals, and the marks it shows."""
+    """The legend lines of a case's table: the intervals, and the marks it shows."""
+    bounds = BOUND_LEGEND_D2 if has_distance2(part) else BOUND_LEGEND
     marks = (
         (part["near_fastest"].any(), NEAR_LEGEND),
         ((part["flags"] != "").any(), FLAG_LEGEND),
-        (part["colors_gap"].notna().any(), BOUND_LEGEND),
+        (part["colors_gap"].notna().any(), bounds),
         ((part["colors_gap"] < 0).any(), BELOW_LEGEND),
     )
     ci = CI_LEGEND if speedups else CI_TIME_LEGEND
@@ -236,7 +279,8 @@ def _result_columns(
 
 
 def result_sections(summary: pd.DataFrame) -> list[Section]:
-    """One section per graph, its groups sorted by median time (no valid time last)."""
+    """One section per case (graph, problem), its groups sorted by median time (no valid
+    time last)."""
     records = [row for _, row in summary.iterrows()]
     frame = summary.assign(
         runs_ok=summary["ok"].astype(str) + "/" + summary["reps"].astype(str),
@@ -250,13 +294,12 @@ def result_sections(summary: pd.DataFrame) -> list[Section]:
     gpu = gpu_rows(summary)
     speedups = bool(summary["speedup"].notna().any())
     sections = []
-    for graph, part in frame.groupby("graph", sort=False):
-        head = part[["n", "m", "chi_known", "chi_lower", "degeneracy"]].max()  # one per graph
+    for (graph, problem), part in frame.groupby(CASE, sort=False):
+        head = part[["n", "m", "nets", "chi_known", "chi_lower", "degeneracy"]].max()
         ordered = part.sort_values(["time_ms", "colors", "label"], na_position="last")
         display = _display(ordered, _result_columns(part, gpu, speedups))
-        sections.append(
-            Section(graph_heading(str(graph), head), display, _result_legend(part, speedups))
-        )
+        title = graph_heading(str(graph), head, str(problem))
+        sections.append(Section(title, display, _result_legend(part, speedups)))
     return sections
 
 
@@ -271,9 +314,10 @@ def _at_bound_cell(names: Sequence[str], configs: int, known: bool) -> str:
 
 
 def graphs_section(table: pd.DataFrame, labels: bool) -> Section | None:
-    """The graphs: their size, bound and the fewest colors against it, one row each; with
-    ``labels``, first the short label the figures name each by (``table``'s ``label``, for
-    summary.md and index.html).
+    """The graphs: their size, bound and the fewest colors against it, one row per case
+    (with a ``problem`` and a ``nets`` column where a distance-2 problem is among them);
+    with ``labels``, first the short label the figures name each by (``table``'s ``label``,
+    for summary.md and index.html).
     Without bounds in the results (files before schema v4) only the labels' table, and
     none without ``labels``."""
     bounded = bool(table["bound"].notna().any() or table["degeneracy"].notna().any())
@@ -286,8 +330,10 @@ def graphs_section(table: pd.DataFrame, labels: bool) -> Section | None:
         at_bound_shown=[_at_bound_cell(n, c, pd.notna(b)) for n, c, b in
                         zip(table["at_bound"], table["configs"], table["bound"], strict=True)],
     )  # fmt: skip
+    distance2 = has_distance2(table)
     columns: list[tuple[str, str, Callable]] = [
-        ("graph", "graph", str), ("n", "n", count), ("m", "m", count),
+        ("graph", "graph", str), *([("problem", "problem", str)] if distance2 else []),
+        ("n", "n", count), ("m", "m", count), *([("nets", "nets", count)] if distance2 else []),
     ]  # fmt: skip
     if labels:
         columns.insert(0, ("label", LABEL_HEADER, str))
@@ -302,7 +348,8 @@ def graphs_section(table: pd.DataFrame, labels: bool) -> Section | None:
     title = "Graphs: colors against the bound" if bounded else "Graphs"
     if labels:
         title += " (figure labels)"
-    return Section(title, _display(frame, columns), GRAPHS_LEGEND if bounded else ())
+    legend = (*GRAPHS_LEGEND, *([GRAPHS_LEGEND_D2] if distance2 else [])) if bounded else ()
+    return Section(title, _display(frame, columns), legend)
 
 
 def _fastest_cells(winners: pd.DataFrame) -> list[str]:
@@ -323,10 +370,47 @@ def sections(rep: Report, labels: bool = False) -> list[Section]:
     return [*result_sections(rep.summary), *summary_sections(rep, labels)]
 
 
+def distance2_section(table: pd.DataFrame) -> Section:
+    """The distance-2 colorings (:func:`gcbench.report.aggregate.distance2_table`): per
+    graph, problem and configuration its time, colors against the lower bound, compression,
+    nets, whether J was recovered and the speedup over the serial greedy (those two columns
+    only where some configuration has a reference)."""
+    records = [row for _, row in table.iterrows()]
+    frame = table.assign(
+        time_shown=[_marked_time(row) for row in records],
+        time_ci=[interval(lo, hi) for lo, hi in
+                 zip(table["time_ci_low_ms"], table["time_ci_high_ms"], strict=True)],
+        bound_shown=[bound(v, k) for v, k in zip(table["bound"], table["bound_kind"],
+                                                 strict=True)],
+        recovered_shown=[recovered(v) for v in table["recovered"]],
+        serial_ci=[interval(lo, hi) for lo, hi in zip(table["speedup_serial_ci_low"],
+                                                      table["speedup_serial_ci_high"],
+                                                      strict=True)],
+    )  # fmt: skip
+    serial = bool(table["speedup_serial"].notna().any())
+    columns: list[tuple[str, str, Callable]] = [
+        ("graph", "graph", str), ("problem", "problem", str), ("config", "configuration", str),
+        ("time_shown", "time ms", str), ("time_ci", "CI ms", str), ("colors", "colors", count),
+        ("bound_shown", "bound", str), ("colors_over_bound", "colors/bound", ratio),
+        ("compression", "n/colors", ratio), ("nets", "nets", count),
+        ("recovered_shown", "recovered", str),
+        *([("speedup_serial", "vs greedy", ratio), ("serial_ci", "vs greedy CI", str)]
+          if serial else []),
+    ]  # fmt: skip
+    marks = ((table["near_fastest"].any(), NEAR_LEGEND), ((table["flags"] != "").any(),
+             FLAG_LEGEND), (serial, SERIAL_LEGEND))  # fmt: skip
+    legend = (CI_LEGEND if serial else CI_TIME_LEGEND, *DISTANCE2_LEGEND,
+              *(line for shown, line in marks if shown))  # fmt: skip
+    title = "Distance-2 colorings: colors against the lower bound, compression" + (
+        " (at its fastest block size)" if has_block_sizes(table) else ""
+    )
+    return Section(title, _display(frame, columns), legend)
+
+
 def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
     """The sections across graphs: speedup means, winners, the graphs against their bounds,
-    block sizes, levels, pareto; ``labels``: the graphs' table names the short labels of
-    the figures (:func:`graphs_section`)."""
+    block sizes, levels, distance-2 colorings, pareto; ``labels``: the graphs' table names
+    the short labels of the figures (:func:`graphs_section`)."""
     out: list[Section] = []
     if not rep.means.empty:
         out.append(Section(
@@ -341,10 +425,11 @@ def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
     speedups = bool(rep.summary["speedup"].notna().any())
     winners = rep.winners.assign(fastest=_fastest_cells(rep.winners))
     near = any(rep.winners["fastest_near"])
+    problem = [("problem", "problem", str)] if has_distance2(rep.summary) else []
     out.append(Section(
         "Winners per graph",
         _display(winners, [
-            ("graph", "graph", str), ("fastest", "fastest", str),
+            ("graph", "graph", str), *problem, ("fastest", "fastest", str),
             ("fastest_time_ms", "time ms", num),
             *([("fastest_speedup", "speedup", ratio)] if speedups else []),
             ("fewest_label", "fewest colors", text),
@@ -356,7 +441,8 @@ def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
     if graphs is not None:
         out.append(graphs)
     gaps = config_gaps(rep.summary)
-    if gaps["graphs"].gt(0).any() and rep.graphs["bound"].notna().sum() > 1:
+    bounded = rep.graphs.dropna(subset=["bound"]).groupby("problem").size()
+    if gaps["graphs"].gt(0).any() and bounded.gt(1).any():  # some problem on several graphs
         out.append(Section(
             "Colors over the bound per configuration"
             + (" (at its fastest block size)" if has_block_sizes(rep.summary) else ""),
@@ -389,10 +475,12 @@ def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
                 ("trsv_speedup", "solve speedup", ratio),
             ]),
         ))  # fmt: skip
+    if not rep.distance2.empty:
+        out.append(distance2_section(rep.distance2))
     out.append(Section(
         "Pareto front per graph (not beaten on both time and colors)",
         _display(rep.pareto, [
-            ("graph", "graph", str), ("label", "configuration", str),
+            ("graph", "graph", str), *problem, ("label", "configuration", str),
             ("time_ms", "time ms", num), ("colors", "colors", count),
             *([("speedup", "speedup", ratio)] if speedups else []),
         ]),

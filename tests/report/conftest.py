@@ -14,14 +14,17 @@ from gcbench.bench.results import COLUMNS, TRACE_COLUMNS
 GRAPH_SIZES = {"g1": (100, 300), "g2": (1000, 5000), "g3": (50, 60)}
 
 
-def make_row(graph: str, algorithm: str, time_ms: float | None, **fields: Any) -> dict[str, Any]:
-    """One result row; ``fields`` override the defaults (status ok, rep 0, run r1, CPU)."""
+def make_row(
+    graph: str, algorithm: str, time_ms: float | None, problem: str = "d1", **fields: Any
+) -> dict[str, Any]:
+    """One result row of ``problem``; ``fields`` override the defaults (status ok, rep 0,
+    run r1, CPU)."""
     n, m = GRAPH_SIZES.get(graph, (10, 20))
     base: dict[str, Any] = dict.fromkeys(COLUMNS, "")
     base.update(
         run_id="r1", host="h", device="cpu", graph=graph, n=n, m=m, algorithm=algorithm,
         backend="cpu", rep=0, status="ok", time_ms="" if time_ms is None else time_ms,
-        transfer_ms=0.5, colors=5, iterations=3, conflicts=0, uncolored=0,
+        transfer_ms=0.5, colors=5, iterations=3, conflicts=0, uncolored=0, problem=problem,
     )  # fmt: skip
     base.update(fields)
     if base["time_ms"] != "" and base["total_ms"] == "":

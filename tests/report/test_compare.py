@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import gcbench
-from gcbench.bench.results import COLUMNS, COLUMNS_V2
+from gcbench.bench.results import COLUMNS_V2
 from gcbench.cli import main
 from gcbench.errors import InputError
 from gcbench.report.compare import COLUMNS as TABLE_COLUMNS
@@ -103,8 +103,8 @@ def test_csv_format_has_exactly_the_columns(files):
     assert done.exit_code == 0, done.output
     table = pd.read_csv(io.StringIO(done.stdout), keep_default_na=False)
     assert list(table.columns) == TABLE_COLUMNS == [
-        "graph", "algorithm", "params", "block_size", "base_ms", "new_ms", "ratio", "ci_low",
-        "ci_high", "verdict", "flags",
+        "graph", "problem", "algorithm", "params", "block_size", "base_ms", "new_ms", "ratio",
+        "ci_low", "ci_high", "verdict", "flags",
     ]  # fmt: skip
     assert len(table) == CASES and set(table["verdict"]) == {"slower"}
     assert "geometric mean" in done.stderr  # the summary goes beside the CSV, not into it
@@ -240,9 +240,9 @@ def test_errors_are_one_line_and_exit_2(tmp_path, write_csv, files, reps, quiet_
     assert "not a gcbench results file" in one_error_line(cli(files["base"], junk))
     other = write_csv(reps("h1", "greedy", [1.0] * 5), "other.csv")
     assert "no case in common" in one_error_line(cli(files["base"], other))
-    d2 = write_csv([{**r, "problem": "d2"} for r in quiet_rows(8)], "d2.csv", (*COLUMNS, "problem"))
+    d2 = write_csv([{**r, "problem": "d2"} for r in quiet_rows(8)], "d2.csv")
     assert "problem d1 but" in one_error_line(cli(files["base"], d2))
-    d1 = write_csv([{**r, "problem": ""} for r in quiet_rows(8)], "d1.csv", (*COLUMNS, "problem"))
+    d1 = write_csv([{**r, "problem": ""} for r in quiet_rows(8)], "d1.csv")
     assert cli(files["base"], d1).exit_code == 0
     assert "--a needs --b" in one_error_line(cli(files["base"], "--a", "greedy"))
     assert "not both" in one_error_line(cli(files["base"], files["quiet"], "--a", "greedy"))
