@@ -15,7 +15,7 @@ import numpy as np
 
 from gcbench import algorithms
 from gcbench.algorithms.execute import Prepared, Repetition, prime, repetitions, run_timed, setup
-from gcbench.algorithms.registry import Coloring
+from gcbench.algorithms.registry import AlgorithmSpec, Coloring
 from gcbench.algorithms.sampling import Sampling
 from gcbench.algorithms.validation import Validation
 from gcbench.grammar import parse_param_string
@@ -117,8 +117,15 @@ def back_to_back(
 
 def variant(text: str) -> tuple[str, dict[str, Any]]:
     """``name:k=v,k=v`` -> (name, resolved params)."""
+    spec, params = variant_for(text)
+    return spec.name, params
+
+
+def variant_for(text: str, problem: str = "d1") -> tuple[AlgorithmSpec, dict[str, Any]]:
+    """``name:k=v,k=v`` -> (the spec that solves ``problem``, its resolved params)."""
     name, _, given = text.partition(":")
-    return name, algorithms.get(name).resolve_params(parse_param_string(given.replace(",", ";")))
+    spec = algorithms.get(name, problem=problem)
+    return spec, spec.resolve_params(parse_param_string(given.replace(",", ";")))
 
 
 def header(line: str) -> str:

@@ -57,6 +57,52 @@ __device__ __forceinline__ int d2_lowest_free(const d2_mask used, const int base
     return base + __ffsll((long long)~used) - 1;
 }
 
+// A warp scanning a heavy column marks the colors of a wide window [base, base + GCB_D2_WIDE)
+// in its own bitmap in shared memory (GCB_D2_WIDE_WORDS words, each lane owning
+// GCB_D2_WIDE_WORDS / 32 consecutive ones), so one scan of a neighbourhood settles 4,096
+// colors where a 64-bit mask settles 64: a column beside a hub of degree Δ needs a color near
+// Δ, and 64-color windows cost it Δ/64 scans of Δ neighbours or more. The kernels that use it
+// take (blockDim.x / 32) * GCB_D2_WIDE / 8 bytes of dynamic shared memory (distance2.py).
+#ifndef GCB_D2_WIDE
+#define GCB_D2_WIDE 4096
+#endif
+static_assert(GCB_D2_WIDE % 1024 == 0, "each lane owns whole 32-bit words of a wide window");
+#define GCB_D2_WIDE_WORDS (GCB_D2_WIDE / 32)
+#define GCB_D2_LANE_WORDS (GCB_D2_WIDE_WORDS / 32)
+
+// This warp's bitmap, zeroed (every lane calls it).
+__device__ __forceinline__ unsigned int* d2_wide_window(unsigned int* shared)
+{
+    unsigned int* bits = shared + (threadIdx.x >> 5) * GCB_D2_WIDE_WORDS;
+    for (int w = d2_lane(); w < GCB_D2_WIDE_WORDS; w += 32) bits[w] = 0u;
+    __syncwarp();
+    return bits;
+}
+
+// Marks `color` when it lies in the wide window [base, base + GCB_D2_WIDE).
+__device__ __forceinline__ void d2_wide_mark(unsigned int* bits, const int color, const int base)
+{
+    const unsigned int offset = (unsigned int)color - (unsigned int)base;
+    if (offset < GCB_D2_WIDE) atomicOr(&bits[offset >> 5], 1u << (offset & 31));
+}
+
+// The lowest color of the wide window left unmarked, or -1 when every one is marked (every lane
+// calls it, after the marks; the lanes' words ascend, so the lowest lane that finds one wins).
+__device__ __forceinline__ int d2_wide_lowest_free(const unsigned int* bits, const int base)
+{
+    __syncwarp();
+    const int lane = d2_lane();
+    int found = -1;
+    for (int w = 0; w < GCB_D2_LANE_WORDS && found < 0; w++) {
+        const unsigned int word = lane * GCB_D2_LANE_WORDS + w;
+        const unsigned int free = ~bits[word];
+        if (free) found = (int)(word * 32) + __ffs((int)free) - 1;
+    }
+    const unsigned int have = __ballot_sync(GCB_FULL_MASK, found >= 0);
+    __syncwarp();  // every lane has read the bitmap before it is zeroed again
+    return have ? base + __shfl_sync(GCB_FULL_MASK, found, __ffs((int)have) - 1) : -1;
+}
+
 // Visit items 0..count-1 (list[i] when list is given, else i itself). An item for which heavy(v)
 // holds is worked by the whole warp: every lane calls warp(v, lane == owner), which must return
 // the same flag on every lane; any other item by its own lane: light(v) returns its flag. Then
@@ -188,6 +234,7 @@ extern "C" __global__ void vb_color(const int count, const int* __restrict__ lis
                                     const int* __restrict__ row_cols, int* colors, const int n_cols,
                                     int* __restrict__ next_count)
 {
+    extern __shared__ unsigned int d2_shared[];  // one wide window per warp
     if (gcb_tid() == 0) *next_count = 0;
     d2_each(
         count, list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
@@ -206,15 +253,14 @@ extern "C" __global__ void vb_color(const int count, const int* __restrict__ lis
             return false;
         },
         [&](int c, bool owner) {
-            for (int base = 0; base < n_cols; base += GCB_D2_WIDTH) {
-                d2_mask used = 0;
+            for (int base = 0; base < n_cols; base += GCB_D2_WIDE) {
+                unsigned int* bits = d2_wide_window(d2_shared);
                 d2_warp_scan(
                     c, col_ptr, col_rows, row_ptr, row_cols,
-                    [&](int u) { used |= d2_bit(colors[u], base); },
-                    [&] { return !~d2_warp_or(used); });
-                used = d2_warp_or(used);
-                if (~used) {
-                    if (owner) colors[c] = d2_lowest_free(used, base);
+                    [&](int u) { d2_wide_mark(bits, colors[u], base); }, [] { return false; });
+                const int color = d2_wide_lowest_free(bits, base);
+                if (color >= 0) {
+                    if (owner) colors[c] = color;
                     break;
                 }
             }
@@ -419,6 +465,7 @@ extern "C" __global__ void jp_round(const int count, const int* __restrict__ lis
                                     int* colors, const int n_cols, int* __restrict__ next,
                                     int* __restrict__ next_count, int* __restrict__ clear)
 {
+    extern __shared__ unsigned int d2_shared[];  // one wide window per warp
     if (gcb_tid() == 0) *clear = 0;
     d2_each(
         count, list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
@@ -445,8 +492,8 @@ extern "C" __global__ void jp_round(const int count, const int* __restrict__ lis
         },
         [&](int c, bool owner) {
             const int mine = rank[c];
-            for (int base = 0; base < n_cols; base += GCB_D2_WIDTH) {
-                d2_mask used = 0;
+            for (int base = 0; base < n_cols; base += GCB_D2_WIDE) {
+                unsigned int* bits = d2_wide_window(d2_shared);
                 bool blocked = false;
                 d2_warp_scan(
                     c, col_ptr, col_rows, row_ptr, row_cols,
@@ -455,13 +502,14 @@ extern "C" __global__ void jp_round(const int count, const int* __restrict__ lis
                         if (cu < 0)
                             blocked = blocked || rank[u] < mine;
                         else
-                            used |= d2_bit(cu, base);
+                            d2_wide_mark(bits, cu, base);
                     },
-                    [&] { return __any_sync(GCB_FULL_MASK, blocked) || !~d2_warp_or(used); });
-                if (__any_sync(GCB_FULL_MASK, blocked)) return true;
-                used = d2_warp_or(used);
-                if (~used) {
-                    if (owner) colors[c] = d2_lowest_free(used, base);
+                    [&] { return __any_sync(GCB_FULL_MASK, blocked) != 0; });
+                const bool wait = __any_sync(GCB_FULL_MASK, blocked) != 0;
+                const int color = d2_wide_lowest_free(bits, base);  // every lane, as it votes
+                if (wait) return true;
+                if (color >= 0) {
+                    if (owner) colors[c] = color;
                     return false;
                 }
             }

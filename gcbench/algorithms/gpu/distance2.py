@@ -6,8 +6,9 @@ its rows, reached through the two CSR views, never through a squared graph.
 
 - ``vb-bit``: Deveci, Boman, Devine & Rajamanickam's speculative vertex-based coloring with a
   64-color forbidden bitmap (IPDPS 2016, §3.1.2) at distance 2, after Kokkos Kernels' D2
-  VB_BIT: rounds of coloring the worklist and detecting its conflicts; a conflicting column
-  gives its color up to a smaller one (Kokkos uncolors both), so every round progresses.
+  VB_BIT (a heavy column's warp marks a 4,096-color window in shared memory instead): rounds
+  of coloring the worklist and detecting its conflicts; a conflicting column gives its color
+  up to a smaller one (Kokkos uncolors both), so every round progresses.
 - ``nb-bit``: net-based coloring, Kokkos Kernels' D2 NB_BIT after Taş, Kaya & Saule ("Greed is
   good", ICPP 2017): each row keeps a bitmap of the window's colors it holds, a column's
   forbidden colors are the OR of its rows' bitmaps, and conflicts are found by scanning each
@@ -40,6 +41,9 @@ from gcbench.errors import RoundCapError
 
 FAMILY = "distance2"
 WIDTH = 64  # colors per forbidden window: one 64-bit mask (GCB_D2_WIDTH)
+# Colors per window of a warp that scans a heavy column (GCB_D2_WIDE): a bitmap in shared
+# memory, WIDE / 8 bytes per warp of a block (vb_color, jp_round).
+WIDE = 4096
 BLOCK = 128  # the default block size of every launch (a multiple of 32: whole warps)
 PROBLEMS = ("d2", "pd2", "pd2-rows")
 RANK_KEY = "jp-d2 rank"  # DevicePattern.extras: RANK_KEY + " " + order -> int32 ranks
@@ -54,7 +58,16 @@ class Slot(enum.IntEnum):
 
 
 # What kernels/distance2.cu shares with this module: passed to every compile as -D defines.
-runtime.share(FAMILY, GCB_D2_WIDTH=WIDTH, **runtime.slot_defines("GCB_D2_C_", Slot))
+runtime.share(
+    FAMILY, GCB_D2_WIDTH=WIDTH, GCB_D2_WIDE=WIDE, **runtime.slot_defines("GCB_D2_C_", Slot)
+)
+
+
+def wide_shared_bytes(block_size: int) -> int:
+    """The dynamic shared memory of a launch of ``vb_color`` or ``jp_round``: one wide window
+    per warp (16 KiB at 1,024 threads, within the 48 KiB every launch may take)."""
+    return block_size // WARP * WIDE // 8
+
 
 # Device bytes a run allocates, per column and per row (checked in bind, before allocating):
 # int32 colors and worklists; nb-bit's third list (deferred columns) and 64-bit row masks;
@@ -113,6 +126,7 @@ def bind_vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Callab
     color, detect = (runtime.kernel(FAMILY, name) for name in ("vb_color", "vb_detect"))
     scan = _neighbourhoods(dp)
     n = dp.n
+    shared = wide_shared_bytes(block_size)
 
     def call() -> Coloring:
         colors, lists = _start(n, 2)
@@ -123,7 +137,8 @@ def bind_vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Callab
             nonlocal count
             current, following = lists[rnd % 2], lists[1 - rnd % 2]
             grid, block = launch(count, block_size)
-            color(grid, block, (np.int32(count), current, *scan, colors, np.int32(n), counter))
+            color(grid, block, (np.int32(count), current, *scan, colors, np.int32(n), counter),
+                  shared_mem=shared)  # fmt: skip
             detect(grid, block, (np.int32(count), current, *scan, colors, following, counter))
             count = int(counter.get()[0])
             return count
@@ -224,6 +239,7 @@ def bind_jp_d2(
     kernel = runtime.kernel(FAMILY, "jp_round")
     scan = _neighbourhoods(dp)
     n = dp.n
+    shared = wide_shared_bytes(block_size)
 
     def call() -> Coloring:
         colors, lists = _start(n, 2)
@@ -237,7 +253,7 @@ def bind_jp_d2(
             mine, clear = halves[rnd % 2], halves[1 - rnd % 2]
             grid, block = launch(count, block_size)
             kernel(grid, block, (np.int32(count), current, *scan, rank, colors, np.int32(n),
-                                 following, mine, clear))  # fmt: skip
+                                 following, mine, clear), shared_mem=shared)  # fmt: skip
             count = int(mine.get()[0])
             return count
 

@@ -235,6 +235,8 @@ def test_distance2_shares_its_window_and_counter_slots():
 
     shared = runtime.shared_defines("distance2")
     assert shared["GCB_D2_WIDTH"] == distance2.WIDTH == 64  # one 64-bit mask (static_assert)
+    assert shared["GCB_D2_WIDE"] == distance2.WIDE  # a warp's window in shared memory
+    assert distance2.wide_shared_bytes(1024) == 32 * distance2.WIDE // 8 <= 48 * 1024
     assert {k: v for k, v in shared.items() if k.startswith("GCB_D2_C_")} == {
         f"GCB_D2_C_{slot.name}": int(slot) for slot in distance2.Slot
     }
