@@ -642,7 +642,9 @@ def fetch(specs: tuple[str, ...], suite: str | None, force: bool) -> None:
 
 @list_.command(name="graphs")
 def list_graphs() -> None:
-    """Cached graphs: spec, vertices, edges, size on disk and where they came from."""
+    """Cached graphs: spec, vertices, edges, size on disk and where they came from (a matrix
+    pattern cached for a distance-2 problem is labelled so; its vertices and edges are its rows
+    and nonzeros)."""
     from gcbench.graphs.fetch import cached_graphs
     from gcbench.memory import format_bytes
     from gcbench.resources import data_dir
@@ -654,7 +656,8 @@ def list_graphs() -> None:
     click.echo(f"{'spec':40} {'vertices':>12} {'edges':>13} {'size':>9}  source")
     for g in graphs:
         stale = " (stale: rebuilt on next use)" if g.stale else ""
-        click.echo(f"{g.spec:40} {g.n:>12} {g.m:>13} {format_bytes(g.bytes):>9}  {g.source}{stale}")
+        size = format_bytes(g.bytes)
+        click.echo(f"{g.label:40} {g.n:>12} {g.m:>13} {size:>9}  {g.source}{stale}")
 
 
 @main.command(name="cache")
@@ -696,7 +699,7 @@ def cache_(specs: tuple[str, ...], clear: bool, older_than: float | None) -> Non
     click.echo(f"{'spec':48} {'size':>9}  last used")
     for g in graphs:
         used = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_used(g)))
-        click.echo(f"{g.spec:48} {format_bytes(g.path.stat().st_size):>9}  {used}")
+        click.echo(f"{g.label:48} {format_bytes(g.path.stat().st_size):>9}  {used}")
     total = sum(g.path.stat().st_size for g in graphs)
     click.echo(f"{len(graphs)} graphs, {format_bytes(total)} in {data_dir()}")
 

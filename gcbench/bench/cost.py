@@ -1,15 +1,15 @@
 """Estimated cost of a graph's cases, without loading the graph: what ``--gpus`` and
 ``--cluster`` order their queue by (largest first) and ``--shard`` balances.
 
-cost = estimated nnz (stored entries of the symmetric CSR, 2m) × number of cases. The nnz
-comes from, in order (docs/cluster.md):
+cost = estimated nnz (stored entries of the symmetric CSR, 2m; of a matrix, its nonzeros) ×
+number of cases. The nnz comes from, in order (docs/cluster.md):
 
 1. a ``gen:`` spec's parameters, by the family's definition (:data:`_GENERATED`: exact for
-   the exact families, the expected count for random ones, before duplicate removal for
-   kron/rmat);
-2. the ``.npz`` header of the cached graph (remote specs, ``.npz`` paths), only
-   when ``use_cache`` — shards must not use it, since two machines can hold different caches
-   and must still agree on the split;
+   the exact families and ``stencil``, the expected count for random ones, before duplicate
+   removal for kron/rmat, the requested total for ``skewed``);
+2. the ``.npz`` header of the cached graph (remote specs, ``.npz`` paths), else of the cached
+   pattern of an ``ss:`` matrix, only when ``use_cache`` — shards must not use it, since two
+   machines can hold different caches and must still agree on the split;
 3. the stand-in's estimate, for a remote graph that has one;
 4. a file's size (one entry per 8 bytes) for other paths;
 5. :data:`UNKNOWN_NNZ` otherwise.
@@ -23,6 +23,7 @@ from pathlib import Path
 
 from gcbench.bench.graphrun import GraphWork
 from gcbench.graphs.generators import RGG_RADIUS, Number
+from gcbench.graphs.matrices import STENCIL_POINTS
 
 UNKNOWN_NNZ = float(1 << 24)  # a remote graph of unknown size: count it as a large one
 BYTES_PER_ENTRY = 8
@@ -55,6 +56,20 @@ def _mycielski(p: Mapping[str, Number]) -> float:
     return 2.0 * m
 
 
+def _stencil(p: Mapping[str, Number | str]) -> float:
+    """Nonzeros of ``gen:stencil`` (:mod:`gcbench.graphs.matrices`). rows=interior: the whole
+    stencil in each of the (side − 2)^dim rows. rows=all, clipped at the boundary: an offset
+    is kept by the grid points it stays inside from, Π over the axes of (side − |step|); summed
+    over the box {-1, 0, 1}^dim that is (3·side − 2)^dim, over the star side^dim for the centre
+    plus 2·dim·(side − 1)·side^(dim − 1)."""
+    dim, side, points = int(p["dim"]), int(p["side"]), int(p["points"])
+    if p["rows"] == "interior":
+        return float(max(side - 2, 0) ** dim * points)
+    if points == STENCIL_POINTS[dim][1]:
+        return float((3 * side - 2) ** dim)
+    return float(side**dim + 2 * dim * (side - 1) * side ** (dim - 1))
+
+
 _GENERATED: dict[str, Callable[[Mapping[str, Number]], float]] = {
     "rgg": _rgg,
     "kron": lambda p: 2.0 * p["edgefactor"] * 2 ** p["scale"],
@@ -72,6 +87,9 @@ _GENERATED: dict[str, Callable[[Mapping[str, Number]], float]] = {
     "rook": lambda p: 2.0 * p["n"] ** 2 * (p["n"] - 1),
     "star": lambda p: 2.0 * p["leaves"],
     "empty": lambda p: 0.0,
+    "stencil": _stencil,
+    # the row lengths sum to mean · rows rounded (at least: each is a ceiling, capped at cols)
+    "skewed": lambda p: float(math.floor(p["mean"] * p["rows"] + 0.5)),
 }
 
 
@@ -89,17 +107,25 @@ def estimate_nnz(spec: str, standin: str | None = None, *, use_cache: bool = Tru
         if cached is not None:
             return cached
         return path.stat().st_size / BYTES_PER_ENTRY if path.is_file() else UNKNOWN_NNZ
-    cached = _cached_nnz(resolve(spec, data_dir()).cache) if use_cache and is_remote(spec) else None
+    if use_cache and is_remote(spec):
+        remote = resolve(spec, data_dir())
+        cached = _cached_nnz(remote.cache, remote.pattern_cache)
+    else:
+        cached = None
     if cached is not None:
         return cached
     return estimate_nnz(standin, use_cache=use_cache) if standin else UNKNOWN_NNZ
 
 
-def _cached_nnz(path: Path) -> float | None:
+def _cached_nnz(*paths: Path) -> float | None:
+    """The nnz in the header of the first of ``paths`` that is a graph or pattern cache."""
     from gcbench.graphs.fetch.listing import describe
 
-    entry = describe(path) if path.is_file() else None
-    return None if entry is None else 2.0 * entry.m
+    for path in paths:
+        entry = describe(path) if path.is_file() else None
+        if entry is not None:
+            return float(entry.nnz)
+    return None
 
 
 def largest_first(works: Sequence[GraphWork]) -> list[GraphWork]:

@@ -61,9 +61,8 @@ from gcbench.bench.suite import (
 from gcbench.bench.worker import GraphInfo, LoadJob
 from gcbench.errors import GpuUnavailableError, SpecError
 from gcbench.grammar import AUTO
-from gcbench.graphs.fetch import is_cached
 from gcbench.graphs.formats import check_path
-from gcbench.graphs.sources import parse_spec
+from gcbench.graphs.sources import offline_ready, parse_spec
 from gcbench.memory import format_bytes
 from gcbench.outputs import require_parent
 from gcbench.resources import data_dir
@@ -239,7 +238,7 @@ def plan(
     choice = choice or choose_device(opts.device, remote=opts.remote_cluster)
     notes: list[str] = []
     if opts.offline:
-        the_suite, notes = offline(the_suite, is_cached)
+        the_suite, notes = offline(the_suite, offline_ready)
     usable: Usable = functools.partial(
         unusable, gpu_problem=choice.gpu_problem, packages=not opts.remote_cluster
     )

@@ -354,13 +354,14 @@ def default_usable(backend: str) -> Usable:
     return functools.partial(unusable, gpu_problem=None if backend == "gpu" else ON_CPU)
 
 
-def offline(suite: Suite, cached: Callable[[str], bool]) -> tuple[Suite, list[str]]:
-    """``suite`` as an offline run can run it, and notes saying so up front: a remote graph
+def offline(suite: Suite, cached: Callable[[str, Sequence[str]], bool]) -> tuple[Suite, list[str]]:
+    """``suite`` as an offline run can run it (``cached(spec, problems)``: the cache holds what
+    those problems load of it), and notes saying so up front: a remote graph
     that is not ``cached`` runs as its stand-in, or without one is left out with its
     ``no_standin`` reason. A suite left with no graph is a SpecError carrying those notes."""
     kept, standins, left_out = [], [], []
     for entry in suite.graphs:
-        if not is_remote(entry.spec) or cached(entry.spec):
+        if not is_remote(entry.spec) or cached(entry.spec, entry.problems or suite.problems):
             kept.append(entry)
         elif entry.standin is not None:
             kept.append(entry)

@@ -5,30 +5,22 @@ matrix family of :mod:`gcbench.graphs.matrices`), ``ss:GROUP/NAME`` (SuiteSparse
 ``snap:NAME`` (SNAP), ``dimacs:NAME`` (a DIMACS coloring instance) or a file path. Its
 canonical form names the graph everywhere (the CSV ``graph`` column, the cache key).
 :func:`load_graph` gives the graph a spec names, :func:`load_pattern` the matrix pattern the
-partial distance-2 problems color, :func:`load_instance` what a problem colors. Grammar and
-decisions: docs/graphs.md.
+partial distance-2 problems color, :func:`load_instance` what a problem colors,
+:func:`offline_ready` whether that is in the cache for an offline run. Grammar and decisions:
+docs/graphs.md.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import tempfile
 import warnings
-import zipfile
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-import numpy as np
-
-from gcbench import memory
 from gcbench.errors import (
-    FetchError,
-    GraphTooLargeError,
-    InputError,
-    InsufficientMemoryError,
     SpecError,
     excerpt,
     shown,
@@ -37,12 +29,8 @@ from gcbench.grammar import DEFAULT_PROBLEM, PROBLEMS
 from gcbench.graphs.generators import Family, Number, get_family
 from gcbench.graphs.graph import Graph
 from gcbench.graphs.matrices import MATRIX_FAMILIES
-from gcbench.graphs.pattern import Pattern, adjacency, check_structure, closed_neighbourhoods
-from gcbench.outputs import replaced
+from gcbench.graphs.pattern import Pattern, adjacency, closed_neighbourhoods
 from gcbench.resources import data_dir
-
-if TYPE_CHECKING:
-    from gcbench.graphs.fetch.remote import Remote
 
 SpecKind = Literal["gen", "ss", "snap", "dimacs", "path"]
 
@@ -57,10 +45,6 @@ _REMOTE_FORM = {"ss": "ss:GROUP/NAME", "snap": "snap:NAME", "dimacs": "dimacs:NA
 _FORMS = "gen:FAMILY?k=v, ss:GROUP/NAME, snap:NAME, dimacs:NAME"
 _FAMILY = re.compile(r"[a-z0-9_]+")
 MATRIX_SUFFIXES = (".mtx", ".mtx.gz")  # paths load_pattern reads as a matrix, not a graph
-PATTERN_FORMAT = 1  # of the .pattern.npz cache of an ss: matrix
-# Not a graph cache's keys (spec, indptr, ...), so graph readers and listings pass it by.
-_PATTERN_KEYS = ("pattern_format", "pattern_spec", "pattern_source", "shape", "symmetric")
-_PATTERN_ARRAYS = ("row_starts", "column_ids")
 MATRIX_PROBLEMS = ("pd2", "pd2-rows")  # the problems that color a spec's matrix pattern
 
 
@@ -185,13 +169,27 @@ def load_action(
         return "reading"
     if parsed.is_matrix:
         return "generating"
-    if parsed.kind == "ss" and problem in MATRIX_PROBLEMS:
-        return "loading" if pattern_cache_path(parsed.canonical, root).is_file() else "fetching"
     if parsed.kind in _REMOTE:
-        from gcbench.graphs.fetch import is_cached
-
-        return "loading" if is_cached(parsed.canonical, root) else "fetching"
+        ready = offline_ready(parsed.canonical, (problem,), data_dir=root)
+        return "loading" if ready else "fetching"
     return "loading" if cache_path(parsed, root).is_file() else "generating"
+
+
+def offline_ready(
+    spec: str, problems: Iterable[str] = (DEFAULT_PROBLEM,), *, data_dir: Path | str | None = None
+) -> bool:
+    """Whether :func:`load_instance` finds what each of ``problems`` colors on the remote
+    ``spec`` in the cache, so that an offline run can load it: the matrix pattern of an
+    ``ss:`` spec for the problems that color it (:data:`MATRIX_PROBLEMS`), else its graph.
+    True for the other specs, which need no network."""
+    parsed = parse_spec(spec)
+    if parsed.kind not in _REMOTE:
+        return True
+    from gcbench.graphs.fetch import is_cached
+
+    root = _root(data_dir)
+    patterns = {parsed.kind == "ss" and problem in MATRIX_PROBLEMS for problem in problems}
+    return all(is_cached(parsed.canonical, root, pattern=pattern) for pattern in patterns)
 
 
 def load_graph(
@@ -255,9 +253,14 @@ def load_pattern(
     if parsed.is_matrix:
         return MATRIX_FAMILIES[parsed.name].generate(parsed.params, where=canonical)
     if parsed.kind == "path" and parsed.name.lower().endswith(MATRIX_SUFFIXES):
-        return _read_matrix(Path(parsed.name), canonical)
+        from gcbench.graphs.fetch.load import read_matrix
+
+        return read_matrix(Path(parsed.name), name=canonical)
     if parsed.kind == "ss":
-        return _load_remote_pattern(canonical, _root(data_dir), offline, refresh)
+        from gcbench.graphs.fetch import load_remote_pattern
+
+        root = _root(data_dir)
+        return load_remote_pattern(canonical, data_dir=root, offline=offline, refresh=refresh)
     graph = load_graph(spec, data_dir=data_dir, offline=offline, refresh=refresh)
     return adjacency(graph)
 
@@ -282,125 +285,3 @@ def load_instance(
         return closed_neighbourhoods(load_graph(spec, **where))
     pattern = load_pattern(spec, **where)
     return pattern.transposed() if problem == "pd2-rows" else pattern
-
-
-def _read_matrix(path: Path, name: str) -> Pattern:
-    """:func:`read_mtx_pattern` of the file at ``path``, refused in one line when there is
-    none, and a MemoryError that slips past its estimate turned into one line too."""
-    from gcbench.graphs.formats import check_path
-    from gcbench.graphs.formats.mtx import read_mtx_pattern
-
-    check_path(path)
-    with memory.guard(f"reading matrix file {path}"):
-        return read_mtx_pattern(path, name=name)
-
-
-def pattern_cache_path(spec: str, root: Path) -> Path:
-    """Where the pattern of the ``ss:`` matrix ``spec`` is cached: beside its graph's cache,
-    ``<root>/ss/GROUP/NAME.pattern.npz``."""
-    from gcbench.graphs.fetch import resolve
-
-    graph_cache = resolve(spec, root).cache
-    return graph_cache.with_name(graph_cache.name.removesuffix(".npz") + ".pattern.npz")
-
-
-def _load_remote_pattern(spec: str, root: Path, offline: bool, refresh: bool) -> Pattern:
-    """The pattern of the ``ss:`` matrix ``spec``: from its cache, or downloaded (as
-    :func:`gcbench.graphs.fetch.load_remote` downloads the graph: the same URL, client,
-    safe extraction and one-line errors), read by :func:`read_mtx_pattern` and cached."""
-    from gcbench.graphs.fetch import http, resolve
-
-    remote = resolve(spec, root)
-    path = pattern_cache_path(spec, root)
-    if not refresh:
-        cached = _read_pattern_cache(path, spec)
-        if cached is not None:
-            return cached
-    if offline:
-        raise FetchError(
-            f"{spec} is not in the cache as a matrix ({path}) and offline mode forbids "
-            f"downloading it; load it once where {http.host_of(remote.url)} is reachable, "
-            "or give the path of its .mtx file"
-        )
-    try:
-        pattern = _download_pattern(remote, root)
-        _save_pattern_cache(pattern, path)
-    except FetchError as exc:
-        raise exc.for_graph(spec) from None
-    except InsufficientMemoryError as exc:
-        raise InsufficientMemoryError(f"{spec}: {exc}") from None
-    except OSError as exc:  # the cache directory, not the network (http turns those into errors)
-        raise FetchError(
-            f"{spec}: cannot write to the data cache {root} ({exc.strerror or exc}); free "
-            "some space or set GCBENCH_DATA to another directory"
-        ) from None
-    return pattern
-
-
-def _download_pattern(remote: Remote, root: Path) -> Pattern:
-    """Download the ``ss:`` tarball of ``remote`` into a temporary directory of the cache
-    (removed whatever happens), extract its ``.mtx`` and read it as a pattern."""
-    from gcbench.graphs.fetch import extract, http
-
-    scratch = root / ".tmp"
-    scratch.mkdir(parents=True, exist_ok=True)
-    try:
-        with tempfile.TemporaryDirectory(dir=scratch, prefix="fetch-") as work:
-            archive = http.download(remote.url, Path(work) / remote.download_name)
-            member = extract.extract_member(archive, remote.member, Path(work), url=remote.url)
-            archive.unlink()
-            try:
-                pattern = _read_matrix(member, remote.spec)
-            except (InputError, GraphTooLargeError) as exc:
-                raise FetchError(f"downloaded {remote.url} but cannot read it: {exc}") from None
-    finally:
-        with contextlib.suppress(OSError):
-            scratch.rmdir()
-    return replace(pattern, source=remote.url)
-
-
-def _save_pattern_cache(pattern: Pattern, path: Path) -> None:
-    """Write ``pattern`` to ``path`` whole (a temporary file renamed into place)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with replaced(path) as temporary, open(temporary, "xb") as out:
-        np.savez(
-            out,
-            pattern_format=np.int64(PATTERN_FORMAT),
-            pattern_spec=np.str_(pattern.name),
-            pattern_source=np.str_(pattern.source),
-            shape=np.array([pattern.n_rows, pattern.n_cols], dtype=np.int64),
-            symmetric=np.bool_(pattern.symmetric),
-            row_starts=pattern.indptr,
-            column_ids=pattern.indices,
-        )
-
-
-def _read_pattern_cache(path: Path, spec: str) -> Pattern | None:
-    """The pattern cached at ``path`` for ``spec``, or None when it must be built again:
-    missing, another format or spec, or not well formed."""
-    from gcbench.graphs.formats.npz import stored_length
-
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            if {*_PATTERN_KEYS, *_PATTERN_ARRAYS} - set(npz.files):
-                return None
-            if int(npz["pattern_format"]) != PATTERN_FORMAT or str(npz["pattern_spec"]) != spec:
-                return None
-            # the arrays (int64 row starts, int32 columns) and the check's np.diff of the starts
-            rows = stored_length(npz.zip, "row_starts.npy")
-            entries = stored_length(npz.zip, "column_ids.npy")
-            memory.require(17 * rows + 4 * entries + memory.HEADROOM, f"matrix cache {path}")
-            n_rows, n_cols = (int(v) for v in npz["shape"])
-            pattern = Pattern(
-                spec,
-                n_rows,
-                n_cols,
-                npz["row_starts"],
-                npz["column_ids"],
-                str(npz["pattern_source"]),
-                bool(npz["symmetric"]),
-            )
-        check_structure(pattern)
-    except (OSError, EOFError, ValueError, TypeError, zipfile.BadZipFile, InputError):
-        return None
-    return pattern

@@ -8,8 +8,8 @@ from gcbench.bench.cost import UNKNOWN_NNZ, estimate_nnz, largest_first
 from gcbench.bench.graphrun import GraphWork
 from gcbench.bench.worker import LoadJob
 from gcbench.graphs.fetch import resolve
-from gcbench.graphs.formats.npz import save_cache
-from gcbench.graphs.sources import canonical_spec, load_graph
+from gcbench.graphs.formats.npz import save_cache, save_pattern_cache
+from gcbench.graphs.sources import canonical_spec, load_graph, load_pattern
 
 EXACT = [
     "gen:grid2d?side=9", "gen:grid2d?rows=3&cols=7", "gen:complete?n=9", "gen:cycle?n=11",
@@ -65,3 +65,37 @@ def test_largest_first_orders_by_nnz_times_cases_and_keeps_ties_in_order():
     tie = work("gen:star?leaves=10", 1)  # 20 entries, as small
     many = work("gen:cycle?n=10", 20)  # 20 cases of 20 entries outweigh 1 case of 200
     assert largest_first([small, big, tie, many]) == [many, big, small, tie]
+
+
+STENCILS = [
+    "gen:stencil?side=7&points=5", "gen:stencil?side=6&points=9",
+    "gen:stencil?dim=3&side=5&points=7", "gen:stencil?dim=3&side=4&points=27",
+    "gen:stencil?side=1&points=9",
+    "gen:stencil?side=6&points=9&rows=interior", "gen:stencil?dim=3&side=5&points=7&rows=interior",
+    "gen:stencil?side=2&points=5&rows=interior",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("spec", STENCILS)
+def test_stencil_matrices_are_estimated_exactly(spec):
+    spec = canonical_spec(spec)
+    assert estimate_nnz(spec) == load_pattern(spec).nnz
+
+
+@pytest.mark.parametrize(
+    "spec", ["gen:skewed?rows=2000&cols=500&mean=6", "gen:skewed?rows=300&cols=40&mean=25.5&seed=3"]
+)
+def test_skewed_matrices_are_estimated_within_one_percent(spec):
+    spec = canonical_spec(spec)
+    assert abs(estimate_nnz(spec) / load_pattern(spec).nnz - 1) < 0.01
+
+
+def test_a_remote_matrix_uses_its_cached_pattern_when_its_graph_is_not(tmp_path, monkeypatch):
+    monkeypatch.setenv("GCBENCH_DATA", str(tmp_path))
+    spec, remote = "ss:Group/matrix", resolve("ss:Group/matrix", tmp_path)
+    pattern = load_pattern("gen:stencil?side=4&points=5")  # 64 nonzeros
+    save_pattern_cache(pattern, remote.pattern_cache, spec=spec)
+    assert estimate_nnz(spec) == 64
+    assert estimate_nnz(spec, use_cache=False) == UNKNOWN_NNZ
+    save_cache(load_graph("gen:cycle?n=50", data_dir=tmp_path), remote.cache, spec=spec)
+    assert estimate_nnz(spec) == 100  # the graph's header first

@@ -323,16 +323,20 @@ def test_offline_keeps_cached_graphs_runs_standins_and_skips_the_rest():
             "snap:plain",
         ],
     )
-    kept, notes = offline(s, cached=lambda spec: spec == "ss:G/cached")
+    asked = []
+    kept, notes = offline(
+        s, cached=lambda spec, problems: asked.append(problems) or spec == "ss:G/cached"
+    )
     assert [g.spec for g in kept.graphs] == [GRAPH, "ss:G/cached", "ss:G/s"]
     assert notes == [
         "offline, not in the cache, run as stand-ins: ss:G/s -> gen:cycle?n=7",
         "offline, not in the cache and without a stand-in, skipped (gcbench fetch caches them): "
         "ss:G/road (road network); snap:plain (no stand-in given)",
     ]
+    assert set(asked) == {("d1",)}  # the problems whose input must be in the cache
     with pytest.raises(SpecError, match="no graph can run offline.*ss:G/road"):
         offline(suite([{"name": "greedy"}], graphs=[{"spec": "ss:G/road", "no_standin": "r"}]),
-                cached=lambda spec: False)  # fmt: skip
+                cached=lambda spec, problems: False)  # fmt: skip
 
 
 @pytest.mark.parametrize(

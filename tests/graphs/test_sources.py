@@ -29,6 +29,7 @@ from gcbench.graphs.sources import (
     load_graph,
     load_instance,
     load_pattern,
+    offline_ready,
     parse_spec,
 )
 
@@ -350,7 +351,9 @@ def test_suitesparse_matrix_as_a_pattern_is_downloaded_once(data_dir, suitespars
     cache = data_dir / "ss" / "Test" / "tiny.pattern.npz"
     assert [p for p in data_dir.rglob("*") if p.is_file()] == [cache]  # no download left
     assert load_action("ss:Test/tiny", problem="pd2-rows") == "loading"
-    assert cached_graphs(data_dir) == []  # a pattern is no graph cache
+    [listed] = cached_graphs(data_dir)  # listed, as a pattern
+    assert (listed.label, listed.kind, listed.path) == ("ss:Test/tiny (pattern)", "pattern", cache)
+    assert (listed.n, listed.m, listed.nnz, listed.stale) == (3, 4, 4, False)
     monkeypatch.setenv("GCBENCH_SUITESPARSE_URL", "http://127.0.0.1:9")  # nobody there
     again = load_instance("ss:Test/tiny", "pd2-rows", offline=True)
     assert (again.n_rows, again.n_cols, again.source) == (5, 3, pattern.source)
@@ -370,3 +373,17 @@ def test_a_damaged_pattern_cache_is_fetched_again(data_dir, suitesparse):
     cache.write_bytes(b"not an npz")
     assert load_pattern("ss:Test/tiny").nnz == 4
     assert load_pattern("ss:Test/tiny", offline=True).nnz == 4
+
+
+def test_offline_ready_asks_for_what_each_problem_loads(data_dir, suitesparse, monkeypatch):
+    assert offline_ready("gen:cycle?n=5", ("d1", "pd2")) and offline_ready("x.mtx", ("pd2",))
+    assert not offline_ready("ss:Test/tiny", ("pd2",))
+    load_pattern("ss:Test/tiny")  # the pattern only
+    assert offline_ready("ss:Test/tiny", ("pd2", "pd2-rows"))
+    assert not offline_ready("ss:Test/tiny") and not offline_ready("ss:Test/tiny", ("d1", "pd2"))
+    assert not offline_ready("ss:Test/tiny", ("d2",))  # d2 colors A + I of the graph
+    monkeypatch.setenv("GCBENCH_SUITESPARSE_URL", "http://127.0.0.1:9")  # nobody there
+    assert load_instance("ss:Test/tiny", "pd2", offline=True).nnz == 4
+    save_cache(load_graph("gen:cycle?n=5"), data_dir / "snap" / "web.npz", spec="snap:web")
+    assert offline_ready("snap:web", ("d1", "d2", "pd2"))  # a graph's pattern: its adjacency
+    assert load_action("snap:web", problem="pd2") == "loading"

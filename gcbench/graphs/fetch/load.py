@@ -1,15 +1,79 @@
-"""``load_remote``: one ``ss:``/``snap:``/``dimacs:`` graph from the cache, or downloaded."""
+"""``load_remote``: one ``ss:``/``snap:``/``dimacs:`` graph from the cache, or downloaded;
+``load_remote_pattern``: the same for the matrix pattern of an ``ss:`` matrix.
+
+Both go one way (:func:`_load`), told by a :class:`Stored` what the downloaded file is read
+as and how it is cached: the graph as the ``.npz`` of
+:mod:`gcbench.graphs.formats.npz`, the pattern as its ``.pattern.npz``.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Generic, TypeVar
 
+from gcbench import memory
 from gcbench.errors import FetchError, GraphTooLargeError, InputError, InsufficientMemoryError
 from gcbench.graphs.fetch import extract, http
 from gcbench.graphs.fetch.remote import Remote, resolve
+from gcbench.graphs.formats import SUPPORTED_SUFFIXES, check_path, npz, read_graph
+from gcbench.graphs.formats.mtx import read_mtx_pattern
 from gcbench.graphs.graph import Graph
+from gcbench.graphs.pattern import Pattern
+
+_T = TypeVar("_T", Graph, Pattern)
+
+
+@dataclass(frozen=True)
+class Stored(Generic[_T]):
+    """What a remote spec's download is read as, and how that is cached.
+
+    ``cache``: where (from the :class:`Remote`); ``load``: the cached object for a spec, None
+    when it must be built again; ``read``: the downloaded (extracted) file as the object,
+    named by the spec and sourced by the URL; ``save``: write it to the cache as a spec.
+    ``what`` and ``remedy`` word the offline refusal: "not in the cache{what}", then what to
+    do instead (``{spec}`` and ``{host}`` filled in).
+    """
+
+    cache: Callable[[Remote], Path]
+    load: Callable[[Path, str], _T | None]
+    read: Callable[[Path, Remote], _T]
+    save: Callable[[_T, Path, str], None]
+    what: str
+    remedy: str
+
+
+def read_matrix(path: Path, *, name: str) -> Pattern:
+    """The Matrix Market file at ``path`` as the pattern of the matrix it holds
+    (:func:`read_mtx_pattern`), refused in one line when there is none, and a MemoryError that
+    slips past its estimate turned into one line too: what :func:`read_graph` is for a
+    graph, for a local ``.mtx`` path as for a download."""
+    check_path(path)
+    with memory.guard(f"reading matrix file {path}"):
+        return read_mtx_pattern(path, name=name)
+
+
+GRAPH: Stored[Graph] = Stored(
+    cache=lambda remote: remote.cache,
+    load=lambda path, spec: npz.load_cache(path, spec=spec),
+    read=lambda path, remote: read_graph(path, name=remote.spec).with_name(
+        remote.spec, source=remote.url
+    ),
+    save=lambda graph, path, spec: npz.save_cache(graph, path, spec=spec),
+    what="",
+    remedy="run gcbench fetch {spec} where {host} is reachable, or use a local path or a gen: spec",
+)
+PATTERN: Stored[Pattern] = Stored(
+    cache=lambda remote: remote.pattern_cache,
+    load=lambda path, spec: npz.load_pattern_cache(path, spec=spec),
+    read=lambda path, remote: replace(read_matrix(path, name=remote.spec), source=remote.url),
+    save=lambda pattern, path, spec: npz.save_pattern_cache(pattern, path, spec=spec),
+    what=" as a matrix",
+    remedy="load it once where {host} is reachable, or give the path of its .mtx file",
+)
 
 
 def load_remote(
@@ -29,22 +93,47 @@ def load_remote(
     The graph's name is ``spec`` and its source the URL it came from. Every FetchError names
     ``spec``; a cache that cannot be written is one too.
     """
-    from gcbench.graphs.formats import npz
+    return _load(spec, GRAPH, Path(data_dir), offline, refresh, progress)
 
-    remote = resolve(spec, Path(data_dir))
+
+def load_remote_pattern(
+    spec: str,
+    *,
+    data_dir: Path,
+    offline: bool,
+    refresh: bool = False,
+    progress: bool | None = None,
+) -> Pattern:
+    """The pattern of the ``ss:GROUP/NAME`` matrix (read by :func:`read_matrix`: rectangular
+    and unsymmetric kept, the diagonal kept), from its cache (:attr:`Remote.pattern_cache`) or
+    downloaded, by the rules of :func:`load_remote`."""
+    return _load(spec, PATTERN, Path(data_dir), offline, refresh, progress)
+
+
+def _load(
+    spec: str,
+    stored: Stored[_T],
+    data_dir: Path,
+    offline: bool,
+    refresh: bool,
+    progress: bool | None,
+) -> _T:
+    """``spec`` as ``stored`` reads and caches it: from the cache, or downloaded."""
+    remote = resolve(spec, data_dir)
+    cache = stored.cache(remote)
     if not refresh:
-        graph = npz.load_cache(remote.cache, spec=spec)
-        if graph is not None:
-            return graph
+        found = stored.load(cache, spec)
+        if found is not None:
+            return found
     if offline:
+        remedy = stored.remedy.format(spec=spec, host=http.host_of(remote.url))
         raise FetchError(
-            f"{spec} is not in the cache ({remote.cache}) and offline mode forbids downloading "
-            f"it; run gcbench fetch {spec} where {http.host_of(remote.url)} is reachable, "
-            "or use a local path or a gen: spec"
+            f"{spec} is not in the cache{stored.what} ({cache}) and offline mode forbids "
+            f"downloading it; {remedy}"
         )
     _check_readable(remote)
     try:
-        return _download(remote, Path(data_dir), progress)
+        return _download(remote, stored, data_dir, progress)
     except FetchError as exc:
         raise exc.for_graph(spec) from None
     except InsufficientMemoryError as exc:
@@ -58,8 +147,6 @@ def load_remote(
 
 def _check_readable(remote: Remote) -> None:
     """Refuse before downloading a file that gcbench.graphs.formats has no reader for."""
-    from gcbench.graphs.formats import SUPPORTED_SUFFIXES
-
     inner = remote.member or remote.download_name
     if not inner.lower().endswith(SUPPORTED_SUFFIXES):
         raise FetchError(
@@ -68,10 +155,9 @@ def _check_readable(remote: Remote) -> None:
         )
 
 
-def _download(remote: Remote, data_dir: Path, progress: bool | None) -> Graph:
-    """Download, check, extract, read and cache ``remote``; nothing is left behind on failure."""
-    from gcbench.graphs.formats import npz, read_graph
-
+def _download(remote: Remote, stored: Stored[_T], data_dir: Path, progress: bool | None) -> _T:
+    """Download, check, extract, read and cache ``remote`` as ``stored`` says; nothing is left
+    behind on failure."""
     scratch = data_dir / ".tmp"
     scratch.mkdir(parents=True, exist_ok=True)
     try:
@@ -89,13 +175,13 @@ def _download(remote: Remote, data_dir: Path, progress: bool | None) -> Graph:
                 path = extract.extract_member(download, remote.member, Path(work), url=remote.url)
                 download.unlink()
             try:
-                graph = read_graph(path, name=remote.spec)
+                found = stored.read(path, remote)
             except (InputError, GraphTooLargeError) as exc:
                 raise FetchError(f"downloaded {remote.url} but cannot read it: {exc}") from None
-            graph = graph.with_name(remote.spec, source=remote.url)
-            remote.cache.parent.mkdir(parents=True, exist_ok=True)
-            npz.save_cache(graph, remote.cache, spec=remote.spec)
+            cache = stored.cache(remote)
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            stored.save(found, cache, remote.spec)
     finally:
         with contextlib.suppress(OSError):
             scratch.rmdir()
-    return graph
+    return found

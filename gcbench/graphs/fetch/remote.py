@@ -7,7 +7,8 @@ except the graphs in :data:`SNAP_FILES`, which SNAP publishes under other paths.
 coloring instances: ``<base>/<file>``, the file its catalogue entry names (a plain ``.col`` or
 binary ``.col.b``, :mod:`gcbench.graphs.fetch.dimacs_instances`); base from
 ``GCBENCH_DIMACS_URL``. Cached as ``<data>/ss/<GROUP>/<NAME>.npz``, ``<data>/snap/<NAME>.npz``
-and ``<data>/dimacs/<NAME>.npz``.
+and ``<data>/dimacs/<NAME>.npz``; the pattern of an ``ss:`` matrix (what the partial
+distance-2 problems color) as ``<data>/ss/<GROUP>/<NAME>.pattern.npz``.
 """
 
 from __future__ import annotations
@@ -77,6 +78,12 @@ class Remote:
     @property
     def collection(self) -> str:
         return COLLECTIONS[self.spec.partition(":")[0]][0]
+
+    @property
+    def pattern_cache(self) -> Path:
+        """Where the matrix pattern of an ``ss:`` spec is cached (for the partial distance-2
+        problems), beside the graph: ``<data>/ss/<GROUP>/<NAME>.pattern.npz``."""
+        return self.cache.with_suffix(".pattern.npz")
 
 
 def base_url(collection: str) -> str:

@@ -1,7 +1,11 @@
-"""The ``.npz`` CSR cache: normalised graphs saved once and reloaded without re-normalising.
+"""The ``.npz`` caches: normalised graphs saved once and reloaded without re-normalising, and
+the matrix patterns of ``ss:`` matrices (``.pattern.npz``) for the partial distance-2
+problems.
 
 A cache file is trusted only when its format version and recorded spec match and its arrays
 are well-formed; anything else is rebuilt by the caller (docs/architecture.md, "The graph").
+Graph and pattern caches have different keys (:data:`GRAPH`, :data:`PATTERN`), so that a
+reader of one passes the other by.
 """
 
 from __future__ import annotations
@@ -9,9 +13,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import secrets
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -20,14 +25,52 @@ from gcbench.errors import InputError, InsufficientMemoryError
 from gcbench.graphs.bounds import Bounds
 from gcbench.graphs.formats._io import check_vertices
 from gcbench.graphs.graph import Graph, Normalisation, from_trusted_csr
+from gcbench.graphs.pattern import Pattern, check_structure
+from gcbench.outputs import replaced
+
+if TYPE_CHECKING:
+    from numpy.lib.npyio import NpzFile
 
 FORMAT_VERSION = 1
+PATTERN_FORMAT = 1
 
 _NORMALISATION = tuple(f"normalisation_{f.name}" for f in dataclasses.fields(Normalisation))
-_KEYS = ("format_version", "indptr", "indices", "name", "source", "spec", *_NORMALISATION)
 # The graph's bounds (gcbench/graphs/bounds.py), written since they exist; a cache without
 # them is still read, and they are computed again when asked for.
 _BOUNDS = ("bounds_clique", "bounds_degeneracy")
+_T = TypeVar("_T")
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """The keys of one kind of cache file: what it is (``kind``), its format version and
+    where that is stored, the keys of the spec and source it records, of its CSR arrays (row
+    starts, ids) and every key it must hold; ``writer`` is the function that saves one."""
+
+    kind: str
+    version: int
+    version_key: str
+    spec_key: str
+    source_key: str
+    starts_key: str
+    ids_key: str
+    keys: tuple[str, ...]
+    writer: str
+
+
+GRAPH = Layout(
+    "graph", FORMAT_VERSION, "format_version", "spec", "source", "indptr", "indices",
+    ("format_version", "indptr", "indices", "name", "source", "spec", *_NORMALISATION),
+    "gcbench.graphs.formats.save_cache",
+)  # fmt: skip
+PATTERN = Layout(
+    "pattern", PATTERN_FORMAT, "pattern_format", "pattern_spec", "pattern_source",
+    "row_starts", "column_ids",
+    ("pattern_format", "pattern_spec", "pattern_source", "shape", "symmetric", "row_starts",
+     "column_ids"),
+    "gcbench.graphs.formats.npz.save_pattern_cache",
+)  # fmt: skip
+LAYOUTS = (GRAPH, PATTERN)
 
 
 def save_cache(graph: Graph, path: Path | str, *, spec: str) -> None:
@@ -49,16 +92,34 @@ def save_cache(graph: Graph, path: Path | str, *, spec: str) -> None:
         arrays["bounds_degeneracy"] = np.int64(graph.bounds.degeneracy)
     for key, value in zip(_NORMALISATION, dataclasses.astuple(graph.normalisation), strict=True):
         arrays[key] = np.asarray(value)
-    # Same directory, so the rename is atomic; opened with "x" (not mkstemp) so the file gets
-    # the usual umask permissions instead of 0600.
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(temporary, "xb") as out:
-            np.savez(out, **arrays)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    _write(path, arrays)
+
+
+def save_pattern_cache(pattern: Pattern, path: Path | str, *, spec: str) -> None:
+    """Write ``pattern`` (cached as ``spec``) to ``path`` atomically, as :func:`save_cache`
+    writes a graph."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write(
+        path,
+        {
+            "pattern_format": np.int64(PATTERN_FORMAT),
+            "pattern_spec": np.str_(spec),
+            "pattern_source": np.str_(pattern.source),
+            "shape": np.array([pattern.n_rows, pattern.n_cols], dtype=np.int64),
+            "symmetric": np.bool_(pattern.symmetric),
+            "row_starts": pattern.indptr,
+            "column_ids": pattern.indices,
+        },
+    )
+
+
+def _write(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` to ``path`` whole: to a temporary file in the same directory, so that
+    the rename is atomic, opened with "x" (not mkstemp) so that the file gets the usual umask
+    permissions instead of 0600."""
+    with replaced(path) as temporary, open(temporary, "xb") as out:
+        np.savez(out, **arrays)
 
 
 def load_cache(path: Path | str, *, spec: str | None) -> Graph | None:
@@ -85,42 +146,46 @@ def load_cache(path: Path | str, *, spec: str | None) -> Graph | None:
     return graph
 
 
+def load_pattern_cache(path: Path | str, *, spec: str) -> Pattern | None:
+    """The pattern cached at ``path`` for ``spec``, or None when it must be rebuilt, by the
+    rules of :func:`load_cache` (a used cache's modification time set to now too)."""
+    path = Path(path)
+    try:
+        pattern = _read(path, PATTERN, spec, _pattern)
+        check_structure(pattern)
+    except InputError:
+        return None
+    with contextlib.suppress(OSError):  # a read-only cache is still used
+        os.utime(path)
+    return pattern
+
+
+def _pattern(npz: NpzFile) -> Pattern:
+    """The pattern a pattern cache holds, its dimensions checked (the arrays are checked by
+    the caller)."""
+    n_rows, n_cols = (int(v) for v in npz["shape"])
+    if min(n_rows, n_cols) < 0:
+        raise InputError(f"pattern cache of {npz['pattern_spec']} has shape {n_rows} × {n_cols}")
+    return Pattern(
+        str(npz["pattern_spec"]),
+        n_rows,
+        n_cols,
+        npz["row_starts"],
+        npz["column_ids"],
+        str(npz["pattern_source"]),
+        bool(npz["symmetric"]),
+    )
+
+
 def read_cache(path: Path, *, spec: str | None = None, name: str | None = None) -> Graph:
     """Load a cache file or raise an InputError that says why it cannot be used.
 
     The graph keeps its recorded name and source unless ``name`` is given (then the source is
     ``path``).
     """
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            _require(path, npz.zip)
-            missing = [key for key in _KEYS if key not in npz.files]
-            if missing:
-                raise InputError(
-                    f"graph file {path} is not a gcbench graph cache (no {', '.join(missing)}); "
-                    "save graphs with gcbench.graphs.formats.save_cache"
-                )
-            version = int(npz["format_version"])
-            if version != FORMAT_VERSION:
-                raise InputError(
-                    f"graph file {path} has cache format {version}, this gcbench reads "
-                    f"{FORMAT_VERSION}; delete it and build it again"
-                )
-            recorded = str(npz["spec"])
-            if spec is not None and recorded != spec:
-                raise InputError(
-                    f"graph file {path} caches {recorded!r}, not {spec!r}; build it again"
-                )
-            indptr, indices = npz["indptr"], npz["indices"]
-            stored_name, source = str(npz["name"]), str(npz["source"])
-            normalisation = Normalisation(*(npz[key].item() for key in _NORMALISATION))
-            stored_bounds = [int(npz[key]) for key in _BOUNDS if key in npz.files]
-    except (OSError, EOFError, ValueError, TypeError, zipfile.BadZipFile) as exc:
-        # numpy's reasons name its own remedies (allow_pickle) that do not apply here
-        raise InputError(
-            f"graph file {path} is not a gcbench graph cache (not a readable npz archive of "
-            "arrays); delete it and build it again"
-        ) from exc
+    indptr, indices, stored_name, source, normalisation, stored_bounds = _read(
+        path, GRAPH, spec, _graph_fields
+    )
     _check_arrays(path, indptr, indices)
     if name is not None:
         stored_name, source = name, str(path)
@@ -132,16 +197,68 @@ def read_cache(path: Path, *, spec: str | None = None, name: str | None = None) 
     return graph
 
 
-def _require(path: Path, archive: zipfile.ZipFile) -> None:
-    """Budget check from the array headers, before the arrays are read: indptr (int64) and
-    indices (int32) themselves, and the checks' temporaries (np.diff of indptr, masks)."""
-    names = set(archive.namelist())
-    if not {"indptr.npy", "indices.npy"} <= names:
+def _graph_fields(
+    npz: NpzFile,
+) -> tuple[np.ndarray, np.ndarray, str, str, Normalisation, list[int]]:
+    """What a graph cache holds: CSR arrays, name, source, normalisation, bounds (if any)."""
+    return (
+        npz["indptr"],
+        npz["indices"],
+        str(npz["name"]),
+        str(npz["source"]),
+        Normalisation(*(npz[key].item() for key in _NORMALISATION)),
+        [int(npz[key]) for key in _BOUNDS if key in npz.files],
+    )
+
+
+def _read(
+    path: Path,
+    layout: Layout,
+    spec: str | None,
+    build: Callable[[NpzFile], _T],
+) -> _T:
+    """``build`` of the open cache file at ``path`` once it has passed the checks of
+    ``layout``: the memory budget, every key present, the format version, the recorded spec
+    (when ``spec`` is given). An InputError says why a file fails them or cannot be read."""
+    what = f"{layout.kind} file {path}"
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            _require(path, npz.zip, layout)
+            missing = [key for key in layout.keys if key not in npz.files]
+            if missing:
+                raise InputError(
+                    f"{what} is not a gcbench {layout.kind} cache (no {', '.join(missing)}); "
+                    f"save {layout.kind}s with {layout.writer}"
+                )
+            version = int(npz[layout.version_key])
+            if version != layout.version:
+                raise InputError(
+                    f"{what} has cache format {version}, this gcbench reads "
+                    f"{layout.version}; delete it and build it again"
+                )
+            recorded = str(npz[layout.spec_key])
+            if spec is not None and recorded != spec:
+                raise InputError(f"{what} caches {recorded!r}, not {spec!r}; build it again")
+            return build(npz)
+    except (OSError, EOFError, ValueError, TypeError, zipfile.BadZipFile) as exc:
+        # numpy's reasons name its own remedies (allow_pickle) that do not apply here
+        raise InputError(
+            f"{what} is not a gcbench {layout.kind} cache (not a readable npz archive of "
+            "arrays); delete it and build it again"
+        ) from exc
+
+
+def _require(path: Path, archive: zipfile.ZipFile, layout: Layout) -> None:
+    """Budget check from the array headers, before the arrays are read: the row starts
+    (int64) and ids (int32) themselves, and the checks' temporaries (np.diff of the starts,
+    masks)."""
+    starts, ids = f"{layout.starts_key}.npy", f"{layout.ids_key}.npy"
+    if not {starts, ids} <= set(archive.namelist()):
         return  # not a gcbench cache: refused below, with the reason
-    n = stored_length(archive, "indptr.npy") - 1
+    n = stored_length(archive, starts) - 1
     check_vertices(path, n)
-    entries = stored_length(archive, "indices.npy")
-    memory.require(17 * (n + 1) + 4 * entries + memory.HEADROOM, f"graph file {path}")
+    entries = stored_length(archive, ids)
+    memory.require(17 * (n + 1) + 4 * entries + memory.HEADROOM, f"{layout.kind} file {path}")
 
 
 def stored_length(archive: zipfile.ZipFile, member: str) -> int:

@@ -1,8 +1,10 @@
-"""The .npz CSR cache: round trip, atomic writes, and never trusting a bad file."""
+"""The .npz caches of graphs and patterns: round trip, atomic writes, and never trusting a
+bad file."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import struct
 import zipfile
 
@@ -11,7 +13,9 @@ import pytest
 
 from gcbench.graphs.bounds import Bounds
 from gcbench.graphs.formats import FORMAT_VERSION, load_cache, read_graph, save_cache
+from gcbench.graphs.formats.npz import PATTERN_FORMAT, load_pattern_cache, save_pattern_cache
 from gcbench.graphs.graph import Normalisation, from_edges
+from gcbench.graphs.pattern import Pattern, check_pattern, from_entries
 
 SPEC = "gen:test?seed=1"
 
@@ -140,3 +144,84 @@ def test_normalisation_fields_all_stored(cached):
         for field in dataclasses.fields(Normalisation):
             assert f"normalisation_{field.name}" in npz.files
         assert {"indptr", "indices", "name", "source", "spec", "format_version"} <= set(npz.files)
+
+
+# --- the pattern cache (.pattern.npz) -------------------------------------------------------
+
+PATTERN_SPEC = "ss:Test/m"
+
+
+def _matrix(symmetric: bool = False) -> Pattern:
+    """A 3 × 5 pattern (an empty row, an empty column), or the 4 × 4 pattern of a path."""
+    if symmetric:
+        return from_entries(4, 4, [0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2], symmetric=True)
+    return from_entries(3, 5, [0, 0, 2, 2, 2], [4, 0, 1, 3, 0], source="src.mtx")
+
+
+@pytest.fixture
+def pattern_cache(tmp_path):
+    path = tmp_path / "cache" / "m.pattern.npz"
+    save_pattern_cache(_matrix(), path, spec=PATTERN_SPEC)
+    return path
+
+
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_pattern_round_trip_keeps_everything(tmp_path, symmetric):
+    pattern = _matrix(symmetric)
+    path = tmp_path / "m.pattern.npz"
+    save_pattern_cache(pattern, path, spec=PATTERN_SPEC)
+    got = load_pattern_cache(path, spec=PATTERN_SPEC)
+    check_pattern(got)
+    assert (got.name, got.source, got.symmetric) == (PATTERN_SPEC, pattern.source, symmetric)
+    assert (got.n_rows, got.n_cols) == (pattern.n_rows, pattern.n_cols)
+    np.testing.assert_array_equal(got.indptr, pattern.indptr)
+    np.testing.assert_array_equal(got.indices, pattern.indices)
+    assert [p.name for p in tmp_path.iterdir()] == ["m.pattern.npz"]  # no temporary left
+
+
+def test_graph_and_pattern_caches_pass_each_other_by(cached, pattern_cache, input_error):
+    assert load_pattern_cache(cached, spec=SPEC) is None
+    with input_error(pattern_cache, "not a gcbench graph cache (no format_version"):
+        read_graph(pattern_cache)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"pattern_format": np.int64(PATTERN_FORMAT + 1)},
+        {"pattern_spec": np.str_("ss:Test/other")},
+        {"column_ids": None},
+        {"shape": None},
+        {"row_starts": np.array([0, 2, 1, 5], dtype=np.int64)},  # decreasing
+        {"row_starts": np.array([0, 2, 2], dtype=np.int64)},  # a row short
+        {"column_ids": np.array([0, 4, 0, 1, 5], dtype=np.int32)},  # column 5 of 5
+        {"column_ids": np.array([0, 4, 0, 1, 3], dtype=np.int64)},  # wrong dtype
+        {"shape": np.array([-1, 5], dtype=np.int64)},
+        {"shape": np.array([3], dtype=np.int64)},
+        {"symmetric": np.array([object()], dtype=object)},
+    ],
+)
+def test_stale_foreign_or_malformed_pattern_cache_is_rebuilt(pattern_cache, changes):
+    assert load_pattern_cache(pattern_cache, spec=PATTERN_SPEC) is not None
+    _rewrite(pattern_cache, **changes)
+    assert load_pattern_cache(pattern_cache, spec=PATTERN_SPEC) is None
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "missing"])
+def test_corrupt_pattern_cache_is_rebuilt(pattern_cache, damage):
+    data = pattern_cache.read_bytes()
+    if damage == "missing":
+        pattern_cache.unlink()
+    else:
+        pattern_cache.write_bytes({"truncate": data[: len(data) // 2], "garbage": b"x" * 99}
+                                  .get(damage, b""))  # fmt: skip
+    assert load_pattern_cache(pattern_cache, spec=PATTERN_SPEC) is None
+
+
+def test_a_used_pattern_cache_is_marked_as_used(pattern_cache):
+    os.utime(pattern_cache, (1_000_000, 1_000_000))
+    assert load_pattern_cache(pattern_cache, spec=PATTERN_SPEC) is not None
+    assert pattern_cache.stat().st_mtime > 1_000_000
+    os.utime(pattern_cache, (1_000_000, 1_000_000))
+    assert load_pattern_cache(pattern_cache, spec="ss:Test/other") is None
+    assert pattern_cache.stat().st_mtime == 1_000_000  # not used: left as it was
