@@ -457,32 +457,56 @@ extern "C" __global__ void nb_compact(const int count, const int* __restrict__ l
 // find it full in the serial order too. The lowest-ranked uncolored column colors in every
 // round. Appends the waiting columns to `next` (count in *next_count) and zeroes *clear, the
 // count of the round after.
+//
+// The wait is remembered: a column that must wait records in waits[c] its uncolored
+// lower-ranked neighbour of highest rank, the last of them to color, and in later rounds
+// checks that one column alone until it has a color; only then does it scan its neighbourhood
+// again (a read that found it uncolored may be stale, which only makes the column wait one
+// more round). A run of k columns that are all distance-2 neighbours of each other (a row of k
+// columns, a hub's closed neighbourhood) needs k rounds whatever is done, and without the
+// memory each waiting column of it would scan its whole neighbourhood every one of them.
+
+// The rank of a blocker, or -1: u is uncolored and ranked below `mine`.
+__device__ __forceinline__ int jp_blocker_rank(const int cu, const int ru, const int mine)
+{
+    return cu < 0 && ru < mine ? ru : -1;
+}
+
 extern "C" __global__ void jp_round(const int count, const int* __restrict__ list,
                                     const int* __restrict__ col_ptr,
                                     const int* __restrict__ col_rows,
                                     const int* __restrict__ row_ptr,
                                     const int* __restrict__ row_cols, const int* __restrict__ rank,
-                                    int* colors, const int n_cols, int* __restrict__ next,
-                                    int* __restrict__ next_count, int* __restrict__ clear)
+                                    int* colors, int* __restrict__ waits, const int n_cols,
+                                    int* __restrict__ next, int* __restrict__ next_count,
+                                    int* __restrict__ clear)
 {
     extern __shared__ unsigned int d2_shared[];  // one wide window per warp
     if (gcb_tid() == 0) *clear = 0;
+    const auto still_waits = [&](int c) {
+        const int b = waits[c];
+        return b >= 0 && colors[b] < 0;
+    };
     d2_each(
-        count, list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
+        count, list,
+        [&](int c) { return !still_waits(c) && d2_heavy(c, col_ptr, col_rows, row_ptr); },
         [&](int c) {
+            if (still_waits(c)) return true;
             const int mine = rank[c];
             for (int base = 0; base < n_cols; base += GCB_D2_WIDTH) {
                 d2_mask used = 0;
-                bool blocked = false;
+                int top = -1, blocker = -1;
                 d2_thread_scan(c, col_ptr, col_rows, row_ptr, row_cols, [&](int u) {
                     const int cu = colors[u];
-                    if (cu < 0)
-                        blocked = rank[u] < mine;
-                    else
-                        used |= d2_bit(cu, base);
-                    return blocked || !~used;
+                    const int ru = jp_blocker_rank(cu, rank[u], mine);
+                    if (ru > top) top = ru, blocker = u;
+                    used |= d2_bit(cu, base);
+                    return false;
                 });
-                if (blocked) return true;
+                if (blocker >= 0) {
+                    waits[c] = blocker;
+                    return true;
+                }
                 if (~used) {
                     colors[c] = d2_lowest_free(used, base);
                     return false;
@@ -494,20 +518,24 @@ extern "C" __global__ void jp_round(const int count, const int* __restrict__ lis
             const int mine = rank[c];
             for (int base = 0; base < n_cols; base += GCB_D2_WIDE) {
                 unsigned int* bits = d2_wide_window(d2_shared);
-                bool blocked = false;
+                int top = -1, blocker = -1;
                 d2_warp_scan(
                     c, col_ptr, col_rows, row_ptr, row_cols,
                     [&](int u) {
                         const int cu = colors[u];
-                        if (cu < 0)
-                            blocked = blocked || rank[u] < mine;
-                        else
-                            d2_wide_mark(bits, cu, base);
+                        const int ru = jp_blocker_rank(cu, rank[u], mine);
+                        if (ru > top) top = ru, blocker = u;
+                        d2_wide_mark(bits, cu, base);
                     },
-                    [&] { return __any_sync(GCB_FULL_MASK, blocked) != 0; });
-                const bool wait = __any_sync(GCB_FULL_MASK, blocked) != 0;
+                    [] { return false; });
+                const int highest = __reduce_max_sync(GCB_FULL_MASK, top);
+                const unsigned int holder = __ballot_sync(GCB_FULL_MASK, top == highest);
+                blocker = __shfl_sync(GCB_FULL_MASK, blocker, __ffs((int)holder) - 1);
                 const int color = d2_wide_lowest_free(bits, base);  // every lane, as it votes
-                if (wait) return true;
+                if (blocker >= 0) {
+                    if (owner) waits[c] = blocker;
+                    return true;
+                }
                 if (color >= 0) {
                     if (owner) colors[c] = color;
                     return false;

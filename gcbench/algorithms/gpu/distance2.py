@@ -71,8 +71,9 @@ def wide_shared_bytes(block_size: int) -> int:
 
 # Device bytes a run allocates, per column and per row (checked in bind, before allocating):
 # int32 colors and worklists; nb-bit's third list (deferred columns) and 64-bit row masks;
+# jp-d2's int32 waits (the neighbour each waiting column waits for);
 # jp-d2's int32 ranks come on top when its order's are not uploaded yet.
-SCRATCH: dict[str, tuple[int, int]] = {"vb-bit": (12, 0), "nb-bit": (16, 8), "jp-d2": (12, 0)}
+SCRATCH: dict[str, tuple[int, int]] = {"vb-bit": (12, 0), "nb-bit": (16, 8), "jp-d2": (16, 0)}
 RANK_BYTES = 4
 
 
@@ -243,6 +244,7 @@ def bind_jp_d2(
 
     def call() -> Coloring:
         colors, lists = _start(n, 2)
+        waits = runtime.cupy().full(n, -1, dtype=np.int32)  # no column waits for one yet
         counters = runtime.cupy().zeros(2, dtype=np.int32)
         halves = (counters[0:1], counters[1:2])
         count = n
@@ -252,8 +254,9 @@ def bind_jp_d2(
             current, following = lists[rnd % 2], lists[1 - rnd % 2]
             mine, clear = halves[rnd % 2], halves[1 - rnd % 2]
             grid, block = launch(count, block_size)
-            kernel(grid, block, (np.int32(count), current, *scan, rank, colors, np.int32(n),
-                                 following, mine, clear), shared_mem=shared)  # fmt: skip
+            kernel(grid, block, (np.int32(count), current, *scan, rank, colors, waits,
+                                 np.int32(n), following, mine, clear),
+                   shared_mem=shared)  # fmt: skip
             count = int(mine.get()[0])
             return count
 

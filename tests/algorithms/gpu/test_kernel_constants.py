@@ -252,7 +252,8 @@ def test_kernel_params_of_the_distance2_launches():
         "count", "list", *scan, "colors", "next", "next_count",
     )  # fmt: skip
     assert runtime.kernel_params("distance2", "jp_round") == (
-        "count", "list", *scan, "rank", "colors", "n_cols", "next", "next_count", "clear",
+        "count", "list", *scan, "rank", "colors", "waits", "n_cols", "next", "next_count",
+        "clear",
     )  # fmt: skip
     rows = ("n_rows", "row_ptr", "row_cols", "colors")
     assert runtime.kernel_params("distance2", "nb_refresh") == (*rows, "base", "forbidden")
