@@ -57,44 +57,42 @@ __device__ __forceinline__ int d2_lowest_free(const d2_mask used, const int base
     return base + __ffsll((long long)~used) - 1;
 }
 
-// A warp scanning a heavy column marks the colors of a wide window [base, base + GCB_D2_WIDE)
-// in its own bitmap in shared memory (GCB_D2_WIDE_WORDS words, each lane owning
-// GCB_D2_WIDE_WORDS / 32 consecutive ones), so one scan of a neighbourhood settles 4,096
-// colors where a 64-bit mask settles 64: a column beside a hub of degree Δ needs a color near
-// Δ, and 64-color windows cost it Δ/64 scans of Δ neighbours or more. The kernels that use it
-// take (blockDim.x / 32) * GCB_D2_WIDE / 8 bytes of dynamic shared memory (distance2.py).
-#ifndef GCB_D2_WIDE
-#define GCB_D2_WIDE 4096
-#endif
-static_assert(GCB_D2_WIDE % 1024 == 0, "each lane owns whole 32-bit words of a wide window");
-#define GCB_D2_WIDE_WORDS (GCB_D2_WIDE / 32)
-#define GCB_D2_LANE_WORDS (GCB_D2_WIDE_WORDS / 32)
+// A warp scanning a heavy column marks the colors of a wide window [base, base + wide) in its
+// own bitmap in shared memory (wide / 32 words, each lane owning wide / 1024 consecutive ones),
+// so one scan of a neighbourhood settles thousands of colors where a 64-bit mask settles 64: a
+// column beside a hub of degree Δ needs a color near Δ, and 64-color windows cost it Δ/64 scans
+// of Δ neighbours or more. `wide` is a multiple of 1024 that distance2.py sizes to the block
+// (as many colors as (blockDim.x / 32) bitmaps fit in the shared memory of a launch, at most
+// 32,768), and the kernels that use it take (blockDim.x / 32) * wide / 8 bytes of it.
 
 // This warp's bitmap, zeroed (every lane calls it).
-__device__ __forceinline__ unsigned int* d2_wide_window(unsigned int* shared)
+__device__ __forceinline__ unsigned int* d2_wide_window(unsigned int* shared, const int wide)
 {
-    unsigned int* bits = shared + (threadIdx.x >> 5) * GCB_D2_WIDE_WORDS;
-    for (int w = d2_lane(); w < GCB_D2_WIDE_WORDS; w += 32) bits[w] = 0u;
+    unsigned int* bits = shared + (threadIdx.x >> 5) * (wide >> 5);
+    for (int w = d2_lane(); w < (wide >> 5); w += 32) bits[w] = 0u;
     __syncwarp();
     return bits;
 }
 
-// Marks `color` when it lies in the wide window [base, base + GCB_D2_WIDE).
-__device__ __forceinline__ void d2_wide_mark(unsigned int* bits, const int color, const int base)
+// Marks `color` when it lies in the wide window [base, base + wide).
+__device__ __forceinline__ void d2_wide_mark(unsigned int* bits, const int color, const int base,
+                                             const int wide)
 {
     const unsigned int offset = (unsigned int)color - (unsigned int)base;
-    if (offset < GCB_D2_WIDE) atomicOr(&bits[offset >> 5], 1u << (offset & 31));
+    if (offset < (unsigned int)wide) atomicOr(&bits[offset >> 5], 1u << (offset & 31));
 }
 
 // The lowest color of the wide window left unmarked, or -1 when every one is marked (every lane
 // calls it, after the marks; the lanes' words ascend, so the lowest lane that finds one wins).
-__device__ __forceinline__ int d2_wide_lowest_free(const unsigned int* bits, const int base)
+__device__ __forceinline__ int d2_wide_lowest_free(const unsigned int* bits, const int base,
+                                                   const int wide)
 {
     __syncwarp();
     const int lane = d2_lane();
+    const int per_lane = wide >> 10;
     int found = -1;
-    for (int w = 0; w < GCB_D2_LANE_WORDS && found < 0; w++) {
-        const unsigned int word = lane * GCB_D2_LANE_WORDS + w;
+    for (int w = 0; w < per_lane && found < 0; w++) {
+        const unsigned int word = lane * per_lane + w;
         const unsigned int free = ~bits[word];
         if (free) found = (int)(word * 32) + __ffs((int)free) - 1;
     }
@@ -232,7 +230,7 @@ extern "C" __global__ void vb_color(const int count, const int* __restrict__ lis
                                     const int* __restrict__ col_rows,
                                     const int* __restrict__ row_ptr,
                                     const int* __restrict__ row_cols, int* colors, const int n_cols,
-                                    int* __restrict__ next_count)
+                                    const int wide, int* __restrict__ next_count)
 {
     extern __shared__ unsigned int d2_shared[];  // one wide window per warp
     if (gcb_tid() == 0) *next_count = 0;
@@ -253,12 +251,13 @@ extern "C" __global__ void vb_color(const int count, const int* __restrict__ lis
             return false;
         },
         [&](int c, bool owner) {
-            for (int base = 0; base < n_cols; base += GCB_D2_WIDE) {
-                unsigned int* bits = d2_wide_window(d2_shared);
+            for (int base = 0; base < n_cols; base += wide) {
+                unsigned int* bits = d2_wide_window(d2_shared, wide);
                 d2_warp_scan(
                     c, col_ptr, col_rows, row_ptr, row_cols,
-                    [&](int u) { d2_wide_mark(bits, colors[u], base); }, [] { return false; });
-                const int color = d2_wide_lowest_free(bits, base);
+                    [&](int u) { d2_wide_mark(bits, colors[u], base, wide); },
+                    [] { return false; });
+                const int color = d2_wide_lowest_free(bits, base, wide);
                 if (color >= 0) {
                     if (owner) colors[c] = color;
                     break;
@@ -478,7 +477,7 @@ extern "C" __global__ void jp_round(const int count, const int* __restrict__ lis
                                     const int* __restrict__ row_ptr,
                                     const int* __restrict__ row_cols, const int* __restrict__ rank,
                                     int* colors, int* __restrict__ waits, const int n_cols,
-                                    int* __restrict__ next, int* __restrict__ next_count,
+                                    const int wide, int* __restrict__ next, int* __restrict__ next_count,
                                     int* __restrict__ clear)
 {
     extern __shared__ unsigned int d2_shared[];  // one wide window per warp
@@ -516,8 +515,8 @@ extern "C" __global__ void jp_round(const int count, const int* __restrict__ lis
         },
         [&](int c, bool owner) {
             const int mine = rank[c];
-            for (int base = 0; base < n_cols; base += GCB_D2_WIDE) {
-                unsigned int* bits = d2_wide_window(d2_shared);
+            for (int base = 0; base < n_cols; base += wide) {
+                unsigned int* bits = d2_wide_window(d2_shared, wide);
                 int top = -1, blocker = -1;
                 d2_warp_scan(
                     c, col_ptr, col_rows, row_ptr, row_cols,
@@ -525,13 +524,13 @@ extern "C" __global__ void jp_round(const int count, const int* __restrict__ lis
                         const int cu = colors[u];
                         const int ru = jp_blocker_rank(cu, rank[u], mine);
                         if (ru > top) top = ru, blocker = u;
-                        d2_wide_mark(bits, cu, base);
+                        d2_wide_mark(bits, cu, base, wide);
                     },
                     [] { return false; });
                 const int highest = __reduce_max_sync(GCB_FULL_MASK, top);
                 const unsigned int holder = __ballot_sync(GCB_FULL_MASK, top == highest);
                 blocker = __shfl_sync(GCB_FULL_MASK, blocker, __ffs((int)holder) - 1);
-                const int color = d2_wide_lowest_free(bits, base);  // every lane, as it votes
+                const int color = d2_wide_lowest_free(bits, base, wide);  // every lane votes
                 if (blocker >= 0) {
                     if (owner) waits[c] = blocker;
                     return true;

@@ -6,7 +6,7 @@ its rows, reached through the two CSR views, never through a squared graph.
 
 - ``vb-bit``: Deveci, Boman, Devine & Rajamanickam's speculative vertex-based coloring with a
   64-color forbidden bitmap (IPDPS 2016, §3.1.2) at distance 2, after Kokkos Kernels' D2
-  VB_BIT (a heavy column's warp marks a 4,096-color window in shared memory instead): rounds
+  VB_BIT (a heavy column's warp marks a window of thousands of colors in shared memory): rounds
   of coloring the worklist and detecting its conflicts; a conflicting column gives its color
   up to a smaller one (Kokkos uncolors both), so every round progresses.
 - ``nb-bit``: net-based coloring, Kokkos Kernels' D2 NB_BIT after Taş, Kaya & Saule ("Greed is
@@ -41,9 +41,10 @@ from gcbench.errors import RoundCapError
 
 FAMILY = "distance2"
 WIDTH = 64  # colors per forbidden window: one 64-bit mask (GCB_D2_WIDTH)
-# Colors per window of a warp that scans a heavy column (GCB_D2_WIDE): a bitmap in shared
-# memory, WIDE / 8 bytes per warp of a block (vb_color, jp_round).
-WIDE = 4096
+# A warp that scans a heavy column marks a window of colors in shared memory (vb_color,
+# jp_round): as many as the block's warps' bitmaps fit in SHARED_BYTES, at most MAX_WIDE.
+SHARED_BYTES = 48 * 1024  # what every launch may take without opting in
+MAX_WIDE = 32 * 1024  # colors: a column beside a hub of degree 25,000 needs one window
 BLOCK = 128  # the default block size of every launch (a multiple of 32: whole warps)
 PROBLEMS = ("d2", "pd2", "pd2-rows")
 RANK_KEY = "jp-d2 rank"  # DevicePattern.extras: RANK_KEY + " " + order -> int32 ranks
@@ -58,15 +59,16 @@ class Slot(enum.IntEnum):
 
 
 # What kernels/distance2.cu shares with this module: passed to every compile as -D defines.
-runtime.share(
-    FAMILY, GCB_D2_WIDTH=WIDTH, GCB_D2_WIDE=WIDE, **runtime.slot_defines("GCB_D2_C_", Slot)
-)
+runtime.share(FAMILY, GCB_D2_WIDTH=WIDTH, **runtime.slot_defines("GCB_D2_C_", Slot))
 
 
-def wide_shared_bytes(block_size: int) -> int:
-    """The dynamic shared memory of a launch of ``vb_color`` or ``jp_round``: one wide window
-    per warp (16 KiB at 1,024 threads, within the 48 KiB every launch may take)."""
-    return block_size // WARP * WIDE // 8
+def wide_window(block_size: int) -> tuple[int, int]:
+    """(colors, bytes of dynamic shared memory) of a launch of ``vb_color`` or ``jp_round``:
+    each warp's window, a multiple of 1,024 colors (32 per lane word), and the block's
+    bitmaps (32,768 colors up to 384 threads, 12,288 at 1,024)."""
+    warps = block_size // WARP
+    wide = min(MAX_WIDE, SHARED_BYTES * 8 // warps // 1024 * 1024)
+    return wide, warps * wide // 8
 
 
 # Device bytes a run allocates, per column and per row (checked in bind, before allocating):
@@ -127,7 +129,7 @@ def bind_vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Callab
     color, detect = (runtime.kernel(FAMILY, name) for name in ("vb_color", "vb_detect"))
     scan = _neighbourhoods(dp)
     n = dp.n
-    shared = wide_shared_bytes(block_size)
+    wide, shared = wide_window(block_size)
 
     def call() -> Coloring:
         colors, lists = _start(n, 2)
@@ -138,8 +140,8 @@ def bind_vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Callab
             nonlocal count
             current, following = lists[rnd % 2], lists[1 - rnd % 2]
             grid, block = launch(count, block_size)
-            color(grid, block, (np.int32(count), current, *scan, colors, np.int32(n), counter),
-                  shared_mem=shared)  # fmt: skip
+            color(grid, block, (np.int32(count), current, *scan, colors, np.int32(n),
+                                np.int32(wide), counter), shared_mem=shared)  # fmt: skip
             detect(grid, block, (np.int32(count), current, *scan, colors, following, counter))
             count = int(counter.get()[0])
             return count
@@ -240,7 +242,7 @@ def bind_jp_d2(
     kernel = runtime.kernel(FAMILY, "jp_round")
     scan = _neighbourhoods(dp)
     n = dp.n
-    shared = wide_shared_bytes(block_size)
+    wide, shared = wide_window(block_size)
 
     def call() -> Coloring:
         colors, lists = _start(n, 2)
@@ -255,7 +257,7 @@ def bind_jp_d2(
             mine, clear = halves[rnd % 2], halves[1 - rnd % 2]
             grid, block = launch(count, block_size)
             kernel(grid, block, (np.int32(count), current, *scan, rank, colors, waits,
-                                 np.int32(n), following, mine, clear),
+                                 np.int32(n), np.int32(wide), following, mine, clear),
                    shared_mem=shared)  # fmt: skip
             count = int(mine.get()[0])
             return count

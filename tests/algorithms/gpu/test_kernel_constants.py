@@ -235,8 +235,11 @@ def test_distance2_shares_its_window_and_counter_slots():
 
     shared = runtime.shared_defines("distance2")
     assert shared["GCB_D2_WIDTH"] == distance2.WIDTH == 64  # one 64-bit mask (static_assert)
-    assert shared["GCB_D2_WIDE"] == distance2.WIDE  # a warp's window in shared memory
-    assert distance2.wide_shared_bytes(1024) == 32 * distance2.WIDE // 8 <= 48 * 1024
+    for block in (32, 128, 384, 512, 1024):  # a warp's window of colors in shared memory
+        wide, size = distance2.wide_window(block)
+        assert wide % 1024 == 0 and size == block // 32 * wide // 8 <= 48 * 1024
+    assert distance2.wide_window(128)[0] == distance2.wide_window(384)[0] == 32 * 1024
+    assert distance2.wide_window(1024)[0] == 12 * 1024
     assert {k: v for k, v in shared.items() if k.startswith("GCB_D2_C_")} == {
         f"GCB_D2_C_{slot.name}": int(slot) for slot in distance2.Slot
     }
@@ -246,14 +249,14 @@ def test_kernel_params_of_the_distance2_launches():
     """The argument tuples gcbench/algorithms/gpu/distance2.py and pattern_check.py build."""
     scan = ("col_ptr", "col_rows", "row_ptr", "row_cols")
     assert runtime.kernel_params("distance2", "vb_color") == (
-        "count", "list", *scan, "colors", "n_cols", "next_count",
+        "count", "list", *scan, "colors", "n_cols", "wide", "next_count",
     )  # fmt: skip
     assert runtime.kernel_params("distance2", "vb_detect") == (
         "count", "list", *scan, "colors", "next", "next_count",
     )  # fmt: skip
     assert runtime.kernel_params("distance2", "jp_round") == (
-        "count", "list", *scan, "rank", "colors", "waits", "n_cols", "next", "next_count",
-        "clear",
+        "count", "list", *scan, "rank", "colors", "waits", "n_cols", "wide", "next",
+        "next_count", "clear",
     )  # fmt: skip
     rows = ("n_rows", "row_ptr", "row_cols", "colors")
     assert runtime.kernel_params("distance2", "nb_refresh") == (*rows, "base", "forbidden")
