@@ -22,7 +22,17 @@ from gcbench.graphs.graph import Graph, Normalisation
 from gcbench.graphs.pattern import Pattern
 from gcbench.graphs.sources import known_chi, load_graph, load_instance
 
-__all__ = ["ColorResult", "GraphStats", "LevelReport", "color", "info", "levels", "load_graph"]
+__all__ = [
+    "ColorResult",
+    "GraphStats",
+    "LevelReport",
+    "color",
+    "color_instance",
+    "info",
+    "instance",
+    "levels",
+    "load_graph",
+]
 
 
 @dataclass(frozen=True)
@@ -128,6 +138,12 @@ def color_instance(
     """:func:`color` on what ``spec`` colors as it is (:func:`instance` made it), with the
     parameters :func:`configure` resolved: ``gcbench color`` loads first, to name the input
     in its output."""
+    if isinstance(graph, Pattern) != spec.colors_patterns:
+        kind = "a matrix pattern" if isinstance(graph, Pattern) else "a graph"
+        raise SpecError(
+            f"{spec.name} colors {'patterns' if spec.colors_patterns else 'graphs'}, and "
+            f"{graph.name} is {kind}: make it with instance(graph, problem)"
+        )
     warmup = grammar.warmup(warmup, "warmup")
     reps = grammar.reps(reps, "reps")
     block_size = one_block_size(block_size, "block_size")
@@ -157,7 +173,7 @@ def instance(graph: Graph | Pattern | str, problem: str) -> Graph | Pattern:
     if isinstance(graph, str):
         return load_instance(graph, problem)
     if isinstance(graph, Pattern):
-        if problem in ("d1", "d2"):
+        if problem in grammar.GRAPH_PROBLEMS:
             raise SpecError(
                 f"{graph.name} is a matrix pattern: color its columns with problem pd2 or "
                 "its rows with pd2-rows"

@@ -457,19 +457,19 @@ extern "C" __global__ void nb_compact(const int count, const int* __restrict__ l
 // round. Appends the waiting columns to `next` (count in *next_count) and zeroes *clear, the
 // count of the round after.
 //
-// The wait is remembered: a column that must wait records in waits[c] its uncolored
-// lower-ranked neighbour of highest rank, the last of them to color, and in later rounds
-// checks that one column alone until it has a color; only then does it scan its neighbourhood
-// again (a read that found it uncolored may be stale, which only makes the column wait one
-// more round). A run of k columns that are all distance-2 neighbours of each other (a row of k
+// Only the lower-ranked neighbours are read: their colors are c's forbidden set and their
+// being uncolored is c's wait; a higher-ranked neighbour is uncolored while c is, and is not
+// looked at, so equality with the serial order does not rest on when its color becomes visible.
+//
+// The wait is remembered: a column that must wait records in waits[c] one uncolored
+// lower-ranked neighbour (the highest-ranked it saw: often the last of them to color, though
+// not always, as two of them need not be neighbours of each other) and in later rounds checks
+// that one column alone until it has a color; then it scans its neighbourhood again, and may
+// wait on another (a read that found it uncolored may be stale, which only makes the column
+// wait one more round). A run of k columns that are all distance-2 neighbours of each other (a row of k
 // columns, a hub's closed neighbourhood) needs k rounds whatever is done, and without the
 // memory each waiting column of it would scan its whole neighbourhood every one of them.
 
-// The rank of a blocker, or -1: u is uncolored and ranked below `mine`.
-__device__ __forceinline__ int jp_blocker_rank(const int cu, const int ru, const int mine)
-{
-    return cu < 0 && ru < mine ? ru : -1;
-}
 
 extern "C" __global__ void jp_round(const int count, const int* __restrict__ list,
                                     const int* __restrict__ col_ptr,
@@ -490,15 +490,18 @@ extern "C" __global__ void jp_round(const int count, const int* __restrict__ lis
         count, list,
         [&](int c) { return !still_waits(c) && d2_heavy(c, col_ptr, col_rows, row_ptr); },
         [&](int c) {
-            if (still_waits(c)) return true;
+            // a heavy column whose blocker colored since the check above waits one more
+            // round rather than take the one-thread scan
+            if (still_waits(c) || d2_heavy(c, col_ptr, col_rows, row_ptr)) return true;
             const int mine = rank[c];
             for (int base = 0; base < n_cols; base += GCB_D2_WIDTH) {
                 d2_mask used = 0;
                 int top = -1, blocker = -1;
                 d2_thread_scan(c, col_ptr, col_rows, row_ptr, row_cols, [&](int u) {
+                    const int ru = rank[u];
+                    if (ru >= mine) return false;
                     const int cu = colors[u];
-                    const int ru = jp_blocker_rank(cu, rank[u], mine);
-                    if (ru > top) top = ru, blocker = u;
+                    if (cu < 0 && ru > top) top = ru, blocker = u;
                     used |= d2_bit(cu, base);
                     return false;
                 });
@@ -521,9 +524,10 @@ extern "C" __global__ void jp_round(const int count, const int* __restrict__ lis
                 d2_warp_scan(
                     c, col_ptr, col_rows, row_ptr, row_cols,
                     [&](int u) {
+                        const int ru = rank[u];
+                        if (ru >= mine) return;
                         const int cu = colors[u];
-                        const int ru = jp_blocker_rank(cu, rank[u], mine);
-                        if (ru > top) top = ru, blocker = u;
+                        if (cu < 0 && ru > top) top = ru, blocker = u;
                         d2_wide_mark(bits, cu, base, wide);
                     },
                     [] { return false; });

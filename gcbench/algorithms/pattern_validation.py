@@ -19,8 +19,9 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from gcbench import memory
 from gcbench.algorithms.validation import Validation, summarise
-from gcbench.errors import InputError
+from gcbench.errors import InputError, InsufficientMemoryError
 from gcbench.graphs.pattern import Pattern
 
 # Rows of up to this many colored entries are compared pairwise rather than sorted: numba's
@@ -62,7 +63,14 @@ def nonzero_values(rows: Any, cols: Any, xp: Any = np) -> Any:
     return 1.0 + ((r * 7919 + c * 104729) % 1021).astype(xp.float64) / 1021.0
 
 
-def recovers(pattern: Pattern, colors: np.ndarray) -> bool:
+# Peak host bytes of :func:`recovers`: per nonzero, J's int64 row ids and float64 values and
+# their temporaries, B (at most nnz entries), its keys and the look-up; per column, the dense
+# ids and S.
+RECOVERY_BYTES_PER_NONZERO = 96
+RECOVERY_BYTES_PER_COLUMN = 48
+
+
+def recovers(pattern: Pattern, colors: np.ndarray) -> bool | None:
     """Whether the compressed product recovers J: with J the pattern holding
     :func:`nonzero_values` and the seed matrix S (n_cols × k, S[c, colors[c]] = 1), every
     nonzero J[r, c] must equal B[r, colors[c]] of B = J·S. This is direct recovery of a
@@ -70,10 +78,17 @@ def recovers(pattern: Pattern, colors: np.ndarray) -> bool:
     (Curtis, Powell & Reid 1974; Coleman & Moré 1983; Gebremedhin, Manne & Pothen, "What
     color is your Jacobian?", SIAM Review 47(4), 2005), which works exactly when no row
     has two columns of one color. False when a column is uncolored (its nonzeros are in no
-    product). A real sparse product (scipy), with nnz-sized temporaries: a host check."""
+    product). A real sparse product (scipy), with nnz-sized temporaries: a host check. None
+    when its estimate does not fit the memory budget (as on the device: validity is already
+    decided by the conflict count)."""
     colors = _one_per_column(pattern, colors)
     if colors.size and colors.min() < 0:
         return False
+    needed = RECOVERY_BYTES_PER_NONZERO * pattern.nnz + RECOVERY_BYTES_PER_COLUMN * pattern.n
+    try:
+        memory.require(needed, f"the recovery check of {pattern.name}")
+    except InsufficientMemoryError:
+        return None
     # Dense color ids 0..k-1 (a relabelling keeps which columns share a color): S and B
     # then have k columns however large the given ids are.
     distinct, dense = np.unique(colors, return_inverse=True)

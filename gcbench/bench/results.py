@@ -242,7 +242,8 @@ def row_key(row: Mapping[str, Any]) -> Key:
 
 
 class Failures:
-    """Rows that are not ok, grouped by (graph, algorithm, status) in the order first met:
+    """Rows that are not ok, grouped by (graph, algorithm with its problem when not d1, status)
+    in the order first met:
     how many rows each group has and the first line of its first error (``gcbench run``
     prints them at the end, so a run says why without opening the CSV)."""
 
@@ -253,7 +254,11 @@ class Failures:
         status = format_value(row.get("status"))
         if status not in FAILING:
             return
-        key = (format_value(row.get("graph")), format_value(row.get("algorithm")), status)
+        problem = format_value(row.get("problem")) or DEFAULT_PROBLEM
+        algorithm = format_value(row.get("algorithm"))
+        if problem != DEFAULT_PROBLEM:  # greedy of d1 and greedy of d2 are two groups
+            algorithm = f"{algorithm} ({problem})"
+        key = (format_value(row.get("graph")), algorithm, status)
         count, error = self.groups.get(key, (0, _first_line(format_value(row.get("error")))))
         self.groups[key] = (count + 1, error)
 

@@ -60,7 +60,7 @@ from gcbench.bench.suite import (
 )
 from gcbench.bench.worker import GraphInfo, LoadJob
 from gcbench.errors import GpuUnavailableError, SpecError
-from gcbench.grammar import AUTO
+from gcbench.grammar import AUTO, GRAPH_PROBLEMS
 from gcbench.graphs.formats import check_path
 from gcbench.graphs.sources import offline_ready, parse_spec
 from gcbench.memory import format_bytes
@@ -342,7 +342,10 @@ def _record(opts: RunOptions, the_plan: Plan, engine: Engine) -> RunSummary:
         summary.flagged = results.flagged
         summary.notes.extend(the_plan.notes)
         if not opts.offline:
-            summary.notes.extend(prefetch(case.graph for case in cases))
+            # a graph for d1 and d2; a pd2 case's matrix is fetched by its worker
+            summary.notes.extend(
+                prefetch(case.graph for case in cases if case.problem in GRAPH_PROBLEMS)
+            )
         settings = Settings.of(the_suite, opts)
         env = capture_environment(opts.command)
         weights = graph_weights(cases)

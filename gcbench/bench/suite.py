@@ -321,12 +321,12 @@ def expand(
     _check_problems(suite, backend, suite.every_problem)
     configs = [
         (problem, *config)
-        for problem in suite.every_problem
         for entry in suite.algorithms
-        for spec in _entry_specs(entry, backend, problem)
+        for problem, spec, grid in _entry_grids(entry, backend, suite.every_problem, extra)
         if check(spec) is None
-        for config in _configs(spec, entry, suite, extra, block_sizes)
+        for config in _configs(spec, entry, suite, grid, block_sizes)
     ]
+    configs.sort(key=lambda config: suite.every_problem.index(config[0]))  # problems outermost
     unused = sorted(k for k in extra if not any(k in _declared(s) for _, s, _, _ in configs))
     if unused:
         raise SpecError(f"--param {', '.join(unused)}: no selected algorithm has that parameter")
@@ -441,19 +441,44 @@ def _declared(spec: AlgorithmSpec) -> set[str]:
     return {p.name for p in spec.params}
 
 
+def _entry_grids(
+    entry: AlgorithmEntry,
+    backend: str,
+    problems: tuple[str, ...],
+    extra: Mapping[str, tuple[Any, ...]],
+) -> list[tuple[str, AlgorithmSpec, list[dict[str, Any]]]]:
+    """(problem, spec, its parameter grid resolved) for each problem the entry's algorithms
+    solve. A named entry's ``params`` apply to the problems whose spec takes them (greedy's
+    ``order = "ldf"`` is a d1 order, not a d2 one): a problem whose spec refuses them is left
+    out, and when every problem's spec refuses them the first refusal is the error."""
+    out, refused = [], []
+    for problem in problems:
+        for spec in _entry_specs(entry, backend, problem):
+            axes = dict(entry.params)
+            axes.update({k: v for k, v in extra.items() if k in _declared(spec)})
+            values = itertools.product(*axes.values())
+            try:
+                grid = [spec.resolve_params(dict(zip(axes, v, strict=True))) for v in values]
+            except SpecError as exc:
+                if entry.name == WILDCARD or len(problems) == 1:
+                    raise
+                refused.append(exc)
+                continue
+            out.append((problem, spec, grid))
+    if refused and not out:
+        raise refused[0]
+    return out
+
+
 def _configs(
     spec: AlgorithmSpec,
     entry: AlgorithmEntry,
     suite: Suite,
-    extra: Mapping[str, tuple[Any, ...]],
+    grid: list[dict[str, Any]],
     block_sizes: BlockSizes | None,
 ) -> Iterable[tuple[AlgorithmSpec, dict[str, Any], int | None]]:
-    axes = dict(entry.params)
-    axes.update({k: v for k, v in extra.items() if k in _declared(spec)})
-    grid = [dict(zip(axes, values, strict=True)) for values in itertools.product(*axes.values())]
-    resolved = [spec.resolve_params(given) for given in grid]
     blocks = _block_sizes(spec, entry, suite, block_sizes)
-    return ((spec, params, block) for params in resolved for block in blocks)
+    return ((spec, params, block) for params in grid for block in blocks)
 
 
 def _block_sizes(

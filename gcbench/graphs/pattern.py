@@ -94,7 +94,11 @@ class Pattern:
         if self.symmetric:
             return self if name is None else self.renamed(name)
         col_ptr, col_rows = self.columns
-        return Pattern(name or self.name, self.n_cols, self.n_rows, col_ptr, col_rows, self.source)
+        flipped = Pattern(
+            name or self.name, self.n_cols, self.n_rows, col_ptr, col_rows, self.source
+        )
+        flipped.__dict__["columns"] = (self.indptr, self.indices)  # its transpose is known
+        return flipped
 
     def renamed(self, name: str) -> Pattern:
         return Pattern(
@@ -179,9 +183,14 @@ def adjacency(graph: Graph) -> Pattern:
     )
 
 
+CLOSED_BYTES_PER_ENTRY = 28  # the int32 result and the int64 row ids, offsets and slots
+
+
 def closed_neighbourhoods(graph: Graph) -> Pattern:
     """The pattern of A + I: row v is N[v] = {v} ∪ N(v), sorted. ``d2`` is ``pd2`` on it
-    (module docstring). Costs n + nnz int32 entries, never the squared graph."""
+    (module docstring). Costs n + nnz int32 entries, never the squared graph; its peak (about
+    28 bytes per entry of int64 temporaries) is checked against the memory budget first."""
+    memory.require(CLOSED_BYTES_PER_ENTRY * (graph.nnz + graph.n), f"A + I of {graph.name}")
     n = graph.n
     degrees = graph.degrees
     indptr = graph.indptr + np.arange(n + 1, dtype=np.int64)
@@ -242,7 +251,8 @@ def check_gpu_size(pattern: Pattern) -> None:
 def _transpose(
     n_rows: int, n_cols: int, indptr: np.ndarray, indices: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """CSC of a CSR pattern by a stable counting sort on the column (rows stay sorted)."""
+    """CSC of a CSR pattern: a stable argsort of the column ids (rows stay sorted within each
+    column), O(nnz log nnz)."""
     order = np.argsort(indices, kind="stable")
     rows = np.repeat(np.arange(n_rows, dtype=np.int32), np.diff(indptr))
     col_ptr = np.zeros(n_cols + 1, dtype=np.int64)

@@ -220,7 +220,7 @@ def read_traces(paths: Sequence[Path], notes: list[str]) -> pd.DataFrame | None:
     found = [trace_path(Path(p)) for p in paths if trace_path(Path(p)).is_file()]
     if not found:
         return None
-    needed = [c for c in TRACE_COLUMNS if c != "series"]  # older trace files lack it
+    needed = [c for c in TRACE_COLUMNS if c not in ("series", "problem")]  # older files lack them
     traces = pd.concat([_read(p, needed, "trace", notes) for p in found], ignore_index=True)
     if "series" not in traces.columns:
         traces["series"] = "active"

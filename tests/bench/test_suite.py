@@ -365,6 +365,7 @@ def d2_fakes():
         register(spec)
     yield
     unregister("t-d2")
+    unregister("t-gpu-fixed")  # both of its specs, then the module's d1 one again
     register(AlgorithmSpec("t-gpu-fixed", "gpu", "t", _never, default_block_size=128))
 
 
@@ -413,3 +414,15 @@ def test_a_wildcard_takes_the_algorithms_of_each_problem(d2_fakes):
     cases = expand(suite([{"name": "*"}], problems=["pd2"]), backend="gpu")
     assert {c.algorithm for c in cases} >= {"t-d2"}
     assert all(get(c.algorithm, c.backend, c.problem).colors_patterns for c in cases)
+
+
+@pytest.mark.parametrize(
+    ("order", "problems"), [("ldf", ["d1"]), ("natural", ["d2", "pd2"]), ("ff", ["d1"])]
+)
+def test_an_entrys_params_apply_to_the_problems_that_take_them(order, problems):
+    given = suite([{"name": "greedy", "params": {"order": order}}], problems=["d1", "d2", "pd2"])
+    cases = expand(given, backend="cpu")
+    assert [c.problem for c in cases] == problems
+    with pytest.raises(SpecError, match="order=sdx is not one of"):  # refused by every one
+        expand(suite([{"name": "greedy", "params": {"order": "sdx"}}], problems=["d1", "d2"]),
+               backend="cpu")  # fmt: skip

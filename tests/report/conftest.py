@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +76,12 @@ def write_csv(tmp_path):
 def write_trace(tmp_path):
     """``write_trace(rows, name)`` → a trace CSV (TRACE_COLUMNS) in tmp_path."""
 
-    def write(rows: Iterable[Mapping[str, Any]], name: str = "results.trace.csv") -> Path:
-        return write_rows(tmp_path / name, rows, TRACE_COLUMNS)
+    def write(
+        rows: Iterable[Mapping[str, Any]],
+        name: str = "results.trace.csv",
+        columns: Sequence[str] = TRACE_COLUMNS,
+    ) -> Path:
+        return write_rows(tmp_path / name, rows, columns)
 
     return write
 

@@ -10,7 +10,7 @@ import math
 import pandas as pd
 import pytest
 
-from gcbench.bench.results import COLUMNS_V3, COLUMNS_V4
+from gcbench.bench.results import COLUMNS_V3, COLUMNS_V4, TRACE_COLUMNS
 from gcbench.errors import InputError
 from gcbench.report import report
 from gcbench.report.compare import compare
@@ -200,7 +200,7 @@ def test_figures_and_page_per_problem(tmp_path, write_csv, write_trace, reps, bu
         for algo, params, bs in (("jpl", "", 128), ("jpl", "order=natural", 256))
         for r in range(5)
     ]  # fmt: skip
-    write_trace(trace)
+    write_trace(trace, columns=[c for c in TRACE_COLUMNS if c != "problem"])
     rep = report([path], baseline="greedy", out=tmp_path / "out")
     made, missing = built(rep)
     assert {"time", "colors", "time_d2", "colors_d2", "block_sizes_d2", "time_pd2", "trace",

@@ -34,7 +34,6 @@ import numpy as np
 from gcbench.algorithms import priority
 from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.gpu.deveci import launch
-from gcbench.algorithms.gpu.pattern_check import require_device
 from gcbench.algorithms.registry import UNCOLORED, WARP, AlgorithmSpec, Coloring, Param, register
 from gcbench.algorithms.rounds import run_rounds
 from gcbench.errors import RoundCapError
@@ -91,7 +90,7 @@ def round_cap(algorithm: str, n_cols: int) -> int:
 def _require(dp: runtime.DevicePattern, algorithm: str, extra_bytes: int = 0) -> None:
     per_column, per_row = SCRATCH[algorithm]
     needed = per_column * dp.n + per_row * dp.n_rows + extra_bytes
-    require_device(needed, f"{algorithm} on {dp.name}")
+    runtime.require_device(needed, f"{algorithm} on {dp.name}")
 
 
 def _rounds(step: Callable[[int], int], algorithm: str, colors: Any) -> Coloring:

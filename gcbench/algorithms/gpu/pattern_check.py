@@ -9,8 +9,8 @@ predecessor; the uncolored columns, colors and balance come from the distance-1 
 (:func:`runtime.validate_device`) on the columns without edges. :func:`recovers_device` is the
 recovery check, a real sparse product on the device (cuSPARSE SpGEMM through cupyx).
 
-Both estimate their memory first (:func:`require_device`, shared with the distance-2
-launchers): the validation refuses what cannot fit (``oom``), the recovery check answers None.
+Both estimate their memory first (:func:`runtime.require_device`, as the distance-2
+launchers do): the validation refuses what cannot fit (``oom``), the recovery check answers None.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from gcbench import memory
 from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.pattern_validation import nonzero_values
 from gcbench.algorithms.validation import Validation
@@ -34,19 +33,6 @@ KEY_BYTES_PER_COLUMN = 8  # validate_device's class sizes and the zero offsets o
 RECOVERY_BYTES_PER_NONZERO = 192  # J's values and temporaries, B, SpGEMM, B's sorted keys
 RECOVERY_BYTES_PER_COLUMN = 48  # the unique colors and their inverse, S
 RECOVERY_BYTES_PER_ROW = 8  # B's offsets
-
-
-def device_free_bytes() -> int:
-    """The device's free memory as an allocation can use it: the driver's free bytes plus what
-    CuPy's pool holds unused (as the GPU backend's upload reads it)."""
-    cp = runtime.cupy()
-    return int(cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes())
-
-
-def require_device(needed_bytes: int, what: str) -> None:
-    """Refuse (InsufficientMemoryError: ``oom``, one line) device work of ``needed_bytes`` that
-    the free memory or ``GCBENCH_MAX_GPU_MEMORY`` cannot hold, before allocating it."""
-    memory.check_device(needed_bytes, device_free_bytes(), what)
 
 
 @dataclass(frozen=True)
@@ -79,7 +65,7 @@ def validate_pattern_device(
     cp = runtime.cupy()
     colors = _colors(dpattern, dcolors)
     n, nnz = dpattern.n, dpattern.nnz
-    require_device(
+    runtime.require_device(
         KEY_BYTES_PER_NONZERO * nnz + KEY_BYTES_PER_COLUMN * n,
         f"validating a coloring of {dpattern.name}",
     )
@@ -125,7 +111,7 @@ def recovers_device(dpattern: runtime.DevicePattern, dcolors: Any) -> bool | Non
         + RECOVERY_BYTES_PER_ROW * dpattern.n_rows
     )
     try:
-        require_device(needed, f"the recovery check of {dpattern.name}")
+        runtime.require_device(needed, f"the recovery check of {dpattern.name}")
     except InsufficientMemoryError:
         return None
     # Dense color ids 0..k-1, as on the host: S and B have k columns however large the ids.

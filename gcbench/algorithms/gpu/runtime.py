@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from gcbench import memory
 from gcbench.algorithms.registry import UNCOLORED
 from gcbench.algorithms.validation import ClassSizes, Validation, from_counts, summarise
 from gcbench.errors import GpuUnavailableError
@@ -339,6 +340,19 @@ def pattern_to_device(pattern: Pattern) -> DevicePattern:
     return DevicePattern(
         pattern, row_ptr, row_cols, cp.asarray(col_ptr.astype(np.int32)), cp.asarray(col_rows)
     )
+
+
+def device_free_bytes() -> int:
+    """The device's free memory as an allocation can use it: the driver's free bytes plus what
+    CuPy's pool holds unused (as the GPU backend's upload reads it)."""
+    cp = cupy()
+    return int(cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes())
+
+
+def require_device(needed_bytes: int, what: str) -> None:
+    """Refuse (InsufficientMemoryError: ``oom``, one line) device work of ``needed_bytes`` that
+    the free memory or ``GCBENCH_MAX_GPU_MEMORY`` cannot hold, before allocating it."""
+    memory.check_device(needed_bytes, device_free_bytes(), what)
 
 
 def grid_for(items: int, block_size: int) -> int:

@@ -13,7 +13,7 @@ import pytest
 from gcbench.algorithms import registry
 from gcbench.algorithms.cpu.greedy_d2 import greedy_d2_colors
 from gcbench.algorithms.execute import execute, prepare
-from gcbench.algorithms.gpu import deveci, distance2, pattern_check, runtime
+from gcbench.algorithms.gpu import deveci, distance2, runtime
 from gcbench.algorithms.pattern_validation import recovers, validate_pattern
 from gcbench.algorithms.priority import PATTERN_ORDERS
 from gcbench.errors import InsufficientMemoryError, RoundCapError, SpecError
@@ -155,6 +155,23 @@ def test_jp_d2_equals_the_serial_greedy_column_for_column(order, block_size):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("name", ["vb-bit", "jp-d2"])
+def test_a_heavy_column_moves_its_wide_window_on(monkeypatch, name):
+    """A window of 1,024 colors (the real ones hold 12,288 or more), on a star of 3,000 leaves
+    whose d2 needs 3,001 colors: the warps' scans pass three windows full before a free one
+    (the ``base += wide`` path), and jp-d2 still equals the serial greedy."""
+    monkeypatch.setattr(distance2, "wide_window", lambda block: (1024, block // 32 * 128))
+    pattern = closed_neighbourhoods(_graph("star", leaves=3000))
+    for order in ("random", "largest-first") if name == "jp-d2" else ("",):
+        params = {"order": order} if order else {}
+        colors, coloring = _color(name, pattern, 128, **params)
+        _check(name, pattern, colors, coloring)
+        assert validate_pattern(pattern, colors).colors == 3001
+        if order:
+            np.testing.assert_array_equal(colors, greedy_d2_colors(pattern, order))
+
+
+@pytest.mark.gpu
 def test_jp_d2_ranks_are_uploaded_once_per_order():
     dp = runtime.pattern_to_device(_d2("grid-40"))
     first = distance2.ranks(dp, "largest-first")
@@ -224,10 +241,10 @@ def test_scratch_that_cannot_fit_is_refused_before_allocating(monkeypatch, name)
     pattern = closed_neighbourhoods(_graph("grid2d", side=10))  # 100 columns: > 1000 bytes
     dp = runtime.DevicePattern(pattern, None, None, None, None)
     bind = registry.get(name, "gpu", problem="d2").bind
-    monkeypatch.setattr(pattern_check, "device_free_bytes", lambda: 1000)
+    monkeypatch.setattr(runtime, "device_free_bytes", lambda: 1000)
     with pytest.raises(InsufficientMemoryError, match=f"{name} on "):
         bind(dp)
-    monkeypatch.setattr(pattern_check, "device_free_bytes", lambda: 1 << 40)
+    monkeypatch.setattr(runtime, "device_free_bytes", lambda: 1 << 40)
     monkeypatch.setenv("GCBENCH_MAX_GPU_MEMORY", "1K")
     with pytest.raises(InsufficientMemoryError, match="GCBENCH_MAX_GPU_MEMORY"):
         bind(dp)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gcbench.algorithms.cpu.greedy_d2 import greedy_d2_colors
-from gcbench.algorithms.gpu import pattern_check, runtime
+from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.gpu.pattern_check import recovers_device, validate_pattern_device
 from gcbench.algorithms.pattern_validation import recovers, validate_pattern
 from gcbench.errors import InputError, InsufficientMemoryError
@@ -151,7 +151,7 @@ def test_device_recovery_equals_the_host_recovery(name):
 def test_a_recovery_check_that_cannot_fit_answers_none(monkeypatch):
     pattern = _patterns()["d2 grid"]
     dp, colors = _device(pattern, greedy_d2_colors(pattern))
-    monkeypatch.setattr(pattern_check, "device_free_bytes", lambda: 1000)
+    monkeypatch.setattr(runtime, "device_free_bytes", lambda: 1000)
     assert recovers_device(dp, colors) is None
     with pytest.raises(InsufficientMemoryError, match="validating a coloring of"):
         validate_pattern_device(dp, colors)
