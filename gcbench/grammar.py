@@ -30,7 +30,8 @@ BlockSizes = tuple[int, ...] | str  # a tuple of sizes, or "sweep"
 # (no two sharing a row alike) and on its rows. The last three color a Pattern.
 PROBLEMS: tuple[str, ...] = ("d1", "d2", "pd2", "pd2-rows")
 PATTERN_PROBLEMS: tuple[str, ...] = PROBLEMS[1:]
-GRAPH_PROBLEMS: tuple[str, ...] = ("d1", "d2")  # the problems whose input is loaded as a graph
+MATRIX_PROBLEMS: tuple[str, ...] = ("pd2", "pd2-rows")  # they color a spec's matrix pattern
+GRAPH_PROBLEMS: tuple[str, ...] = tuple(p for p in PROBLEMS if p not in MATRIX_PROBLEMS)
 DEFAULT_PROBLEM = "d1"
 
 

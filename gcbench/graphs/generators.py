@@ -179,12 +179,15 @@ class Family:
         spec = self.spec(resolved)
         memory.require(self.estimate(resolved), where or spec)
         with memory.guard(f"generating {where or spec}"):
-            built = self.build(**resolved)
-            if isinstance(built, Csr):
-                return from_trusted_csr(built.indptr, built.indices, name=spec, source=spec)
-            return from_edges(
-                built.n, built.rows, built.cols, name=spec, source=spec, directed_input=False
-            )
+            return self.named(self.build(**resolved), spec)
+
+    def named(self, built: Any, spec: str) -> Graph:
+        """What the builder returned, as a Graph named (and sourced) by its canonical spec."""
+        if isinstance(built, Csr):
+            return from_trusted_csr(built.indptr, built.indices, name=spec, source=spec)
+        return from_edges(
+            built.n, built.rows, built.cols, name=spec, source=spec, directed_input=False
+        )
 
     def estimate(self, resolved: Mapping[str, Number]) -> int:
         """Estimated peak bytes of :meth:`generate` with ``resolved`` parameters."""

@@ -25,7 +25,7 @@ from gcbench.errors import (
     excerpt,
     shown,
 )
-from gcbench.grammar import DEFAULT_PROBLEM, PROBLEMS
+from gcbench.grammar import DEFAULT_PROBLEM, MATRIX_PROBLEMS, PROBLEMS
 from gcbench.graphs.generators import Family, Number, get_family
 from gcbench.graphs.graph import Graph
 from gcbench.graphs.matrices import MATRIX_FAMILIES
@@ -45,7 +45,6 @@ _REMOTE_FORM = {"ss": "ss:GROUP/NAME", "snap": "snap:NAME", "dimacs": "dimacs:NA
 _FORMS = "gen:FAMILY?k=v, ss:GROUP/NAME, snap:NAME, dimacs:NAME"
 _FAMILY = re.compile(r"[a-z0-9_]+")
 MATRIX_SUFFIXES = (".mtx", ".mtx.gz")  # paths load_pattern reads as a matrix, not a graph
-MATRIX_PROBLEMS = ("pd2", "pd2-rows")  # the problems that color a spec's matrix pattern
 
 
 def _root(given: Path | str | None) -> Path:
