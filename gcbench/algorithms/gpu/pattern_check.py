@@ -6,7 +6,7 @@ only a few counts come back to the host.
 lengths (hub rows of 10⁵ columns exist): one int64 key (row, color) per nonzero
 (``pattern_keys`` of kernels/distance2.cu), a sort, and a count of keys equal to their
 predecessor; the uncolored columns, colors and balance come from the distance-1 pass
-(:func:`runtime.validate_csr`) on the columns without edges. :func:`recovers_device` is the
+(:func:`runtime.validate_device`) on the columns without edges. :func:`recovers_device` is the
 recovery check, a real sparse product on the device (cuSPARSE SpGEMM through cupyx).
 
 Both estimate their memory first (:func:`runtime.require_device`, as the distance-2
@@ -16,6 +16,7 @@ launchers do): the validation refuses what cannot fit (``oom``), the recovery ch
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,10 +29,21 @@ from gcbench.errors import InputError, InsufficientMemoryError
 FAMILY = "distance2"  # pattern_keys lives beside the distance-2 kernels
 # Peak device bytes, measured from what each step allocates (docstrings below).
 KEY_BYTES_PER_NONZERO = 32  # the int64 key, the sort's buffer and scratch, the equality mask
-KEY_BYTES_PER_COLUMN = 8  # validate_csr's class sizes and the offsets of no edge
+KEY_BYTES_PER_COLUMN = 8  # validate_device's class sizes and the zero offsets of _Edgeless
 RECOVERY_BYTES_PER_NONZERO = 192  # J's values and temporaries, B, SpGEMM, B's sorted keys
 RECOVERY_BYTES_PER_COLUMN = 48  # the unique colors and their inverse, S
 RECOVERY_BYTES_PER_ROW = 8  # B's offsets
+
+
+@dataclass(frozen=True)
+class _Edgeless:
+    """The columns as a graph without edges: what :func:`runtime.validate_device` reads of a
+    graph (``n``, ``indptr``, ``indices``), so that its one pass counts the uncolored columns
+    and the classes and finds no conflicting edge (a Pattern's conflicts are counted apart)."""
+
+    n: int
+    indptr: Any  # int32[n + 1] of zeros: no column has an edge
+    indices: Any  # never read
 
 
 def _colors(dpattern: runtime.DevicePattern, dcolors: Any) -> Any:
@@ -68,8 +80,8 @@ def validate_pattern_device(
         keys.sort()
         conflicts = int(cp.count_nonzero(keys[1:] == keys[:-1]))
         del keys  # back to the pool before the class pass
-    no_edges = cp.zeros(n + 1, dtype=np.int32)  # the columns' classes alone
-    counted = runtime.validate_csr(n, no_edges, dpattern.row_cols, colors, block_size=block_size)
+    columns = _Edgeless(n, cp.zeros(n + 1, dtype=np.int32), dpattern.row_cols)
+    counted = runtime.validate_device(columns, colors, block_size=block_size)  # type: ignore[arg-type]
     return dataclasses.replace(counted, conflicts=conflicts)
 
 

@@ -233,20 +233,8 @@ def kernel_args(family: str, name: str, /, **args: Any) -> tuple[Any, ...]:
     raise TypeError(f"{family}.{name}({', '.join(params)}): missing {missing}, unknown {unknown}")
 
 
-class _Extras:
-    """Per-input structures an algorithm builds once (its setup), kept in ``self.extras``."""
-
-    extras: dict[str, Any]
-
-    def extra(self, key: str, build: Callable[[Any], Any]) -> Any:
-        """The extra called ``key``, built by ``build(self)`` the first time it is asked for."""
-        if key not in self.extras:
-            self.extras[key] = build(self)
-        return self.extras[key]
-
-
 @dataclass
-class DeviceGraph(_Extras):
+class DeviceGraph:
     """A graph resident on the GPU as int32 CSR, plus per-graph extras built once.
 
     ``extras`` holds structures an algorithm builds once per graph in its setup (e.g. an edge
@@ -277,6 +265,12 @@ class DeviceGraph(_Extras):
         ``setup_ms`` never depends on which algorithm ran before it on this graph."""
         return DeviceGraph(self.host, self.indptr, self.indices, self.max_degree)
 
+    def extra(self, key: str, build: Callable[[DeviceGraph], Any]) -> Any:
+        """The extra called ``key``, built by ``build(self)`` the first time it is asked for."""
+        if key not in self.extras:
+            self.extras[key] = build(self)
+        return self.extras[key]
+
 
 def to_device(graph: Graph, max_degree: int | None = None) -> DeviceGraph:
     """Copy ``graph`` to the device as int32 CSR (refusing graphs that do not fit int32), with
@@ -291,7 +285,7 @@ def to_device(graph: Graph, max_degree: int | None = None) -> DeviceGraph:
 
 
 @dataclass
-class DevicePattern(_Extras):
+class DevicePattern:
     """A matrix pattern resident on the GPU (docs/distance2.md): the rows' int32 CSR
     (``row_ptr``, ``row_cols``: each net's columns) and the columns' (``col_ptr``,
     ``col_rows``: each column's nets), the same arrays for a symmetric pattern (d2's A + I),
@@ -324,6 +318,12 @@ class DevicePattern(_Extras):
     def fresh(self) -> DevicePattern:
         """The same device arrays with no extras (as :meth:`DeviceGraph.fresh`)."""
         return DevicePattern(self.host, self.row_ptr, self.row_cols, self.col_ptr, self.col_rows)
+
+    def extra(self, key: str, build: Callable[[DevicePattern], Any]) -> Any:
+        """The extra called ``key``, built by ``build(self)`` the first time it is asked for."""
+        if key not in self.extras:
+            self.extras[key] = build(self)
+        return self.extras[key]
 
 
 def pattern_to_device(pattern: Pattern) -> DevicePattern:
@@ -454,34 +454,27 @@ def validate_device(dgraph: DeviceGraph, colors: Any, *, block_size: int = 256) 
     pass over the graph on the device (kernels/validate.cu: ``validate_coloring`` counts the
     class sizes as it checks the edges, ``class_sums`` sums the classes); only seven counts
     and the largest color come back to the host."""
-    return validate_csr(dgraph.n, dgraph.indptr, dgraph.indices, colors, block_size=block_size)
-
-
-def validate_csr(
-    n: int, indptr: Any, indices: Any, colors: Any, *, block_size: int = 256
-) -> Validation:
-    """:func:`validate_device` on the int32 CSR ``indptr``/``indices`` of ``n`` vertices (a
-    pattern's check passes offsets of no edge, to count its columns' classes alone)."""
     cp = cupy()
     start = np.zeros(len(Sum), dtype=np.uint64)
     start[Sum.SMALLEST] = np.iinfo(np.uint64).max
     out = cp.asarray(start)
     top = cp.full(1, -1, dtype=np.int32)
-    if n:
-        size = cp.zeros(n, dtype=np.uint32)
-        grid = grid_for(n, block_size)
+    if dgraph.n:
+        n = np.int32(dgraph.n)
+        size = cp.zeros(dgraph.n, dtype=np.uint32)
+        grid = grid_for(dgraph.n, block_size)
         kernel("validate", "validate_coloring")(
-            (grid,), (block_size,), (np.int32(n), indptr, indices, colors, size, out, top)
+            (grid,), (block_size,), (n, dgraph.indptr, dgraph.indices, colors, size, out, top)
         )
         kernel("validate", "class_sums")(
-            (min(grid, persistent_grid(block_size)),), (block_size,), (np.int32(n), size, top, out)
+            (min(grid, persistent_grid(block_size)),), (block_size,), (n, size, top, out)
         )
     sums = [int(x) for x in out.get()]
     if sums[Sum.BIG]:  # colors >= n: rare enough to count the classes on the host
         return summarise(sums[Sum.ENTRIES], cp.asnumpy(colors))
     classes = ClassSizes(
         sums[Sum.CLASSES],
-        n - sums[Sum.UNCOLORED],
+        dgraph.n - sums[Sum.UNCOLORED],
         sums[Sum.SQUARES],
         sums[Sum.SMALLEST] if sums[Sum.CLASSES] else 0,
         sums[Sum.LARGEST],
