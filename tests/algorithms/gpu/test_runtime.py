@@ -12,8 +12,6 @@ import pytest
 from gcbench import load_graph, validate
 from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.registry import UNCOLORED
-from gcbench.algorithms.rounds import run_rounds
-from gcbench.errors import RoundCapError
 
 
 @pytest.fixture(scope="module")
@@ -103,15 +101,6 @@ def test_device_facts_fields():
         assert int(major) >= 11 and minor.isdigit()
     assert facts.cupy_version == runtime.cupy().__version__
     assert runtime.persistent_grid(256) == facts.multiprocessors * facts.max_threads_per_sm // 256
-
-
-def test_run_rounds_counts_rounds_and_stops_at_the_cap():
-    left = iter([5, 3, 0])
-    assert run_rounds(lambda r: next(left), cap=10, algorithm="t") == (3, [5.0, 3.0, 0.0])
-    marker = object()
-    with pytest.raises(RoundCapError, match="still 7 active after 4 rounds") as info:
-        run_rounds(lambda r: 7, cap=4, algorithm="t", colors=marker)
-    assert info.value.coloring is marker
 
 
 def _kernel_dir(tmp_path, value: int, system: str = "// no system header"):
