@@ -49,16 +49,18 @@ def compare(
     a: str | None = None,
     b: str | None = None,
     threshold: float | str = 0.05,
+    metric: str = "time",
 ) -> pd.DataFrame:
     """The table of ``gcbench compare`` (docs/compare.md): one row per case, new against
     base, with its ratio, 95 % interval, verdict and flags. Two files (``base``, ``new``) or
     one file and two of its configurations (``a`` the base, ``b`` the new); ``threshold`` is
-    a share (0.05) or a percentage ("5%"). The summary (geometric mean and its interval,
+    a share (0.05) or a percentage ("5%"); ``metric`` ``time`` compares ``time_ms``,
+    ``device`` the GPU's ``device_ms``. The summary (geometric mean and its interval,
     counts per verdict, cases only one side has, notes) is in the frame's ``attrs``;
     :func:`gcbench.report.compare.compare` returns it typed."""
     from gcbench.report.compare import compare as comparison
 
-    return comparison(base, new, a=a, b=b, threshold=threshold).frame()
+    return comparison(base, new, a=a, b=b, threshold=threshold, metric=metric).frame()
 
 
 __all__ = [

@@ -802,8 +802,12 @@ def levels_(matrix: str, algorithms: tuple[str, ...], params: dict[str, tuple[st
               show_default=True, help="A table with the summary, or the table as CSV.")  # fmt: skip
 @click.option("--fail-on", type=click.Choice(("slower", "faster")), default=None,
               help="Exit 1 when any case is confidently slower (or faster).")  # fmt: skip
+@click.option("--metric", type=click.Choice(("time", "device")), default="time",
+              show_default=True,
+              help="Compare time_ms, or device_ms: the GPU's time on the call's work, without "
+                   "its idle time on the host's blocking reads.")  # fmt: skip
 def compare_(base: Path, new: Path | None, a: str | None, b: str | None, threshold: float,
-             fmt: str, fail_on: str | None) -> None:  # fmt: skip
+             fmt: str, fail_on: str | None, metric: str) -> None:  # fmt: skip
     """Median times of NEW over BASE per case, with 95 % intervals and verdicts.
 
     BASE NEW: two result files, cases matched by graph, algorithm, params and block size.
@@ -814,7 +818,7 @@ def compare_(base: Path, new: Path | None, a: str | None, b: str | None, thresho
 
     from gcbench.report.compare import compare
 
-    result = compare(base, new, a=a, b=b, threshold=threshold)
+    result = compare(base, new, a=a, b=b, threshold=threshold, metric=metric)
     rendered = result.render(fmt)
     if isinstance(rendered, str):
         click.echo(rendered, nl=False)

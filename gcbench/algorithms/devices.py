@@ -13,6 +13,7 @@ imported only when asked for, so a CPU-only install never imports CuPy.
 from __future__ import annotations
 
 import importlib
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 import numpy as np
@@ -64,6 +65,12 @@ class Backend(Protocol):
 
     def clock(self) -> Clock:
         """A new clock with no marks."""
+        ...
+
+    def watch(self) -> AbstractContextManager[Any]:
+        """A context that counts the host's blocking reads inside it (``syncs``) and the device
+        time they left idle (``idle_ms()``, read after the region): ``host_syncs`` and
+        ``device_ms`` (docs/decisions.md, "Rounds without the host"); None on the CPU."""
         ...
 
     def finish(

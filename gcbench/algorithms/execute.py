@@ -173,19 +173,32 @@ def _resolved(coloring: Coloring) -> Coloring:
     return coloring
 
 
+def _watched(coloring: Coloring, watch: Any, elapsed_ms: float) -> Coloring:
+    """``coloring`` with the host's share of its timed region (``watch``: the backend's, None
+    on the CPU): ``host_syncs``, and ``device_ms`` = the region's time less the device's idle
+    time in the host's blocking reads (docs/decisions.md, "Rounds without the host"); both
+    stay None where they were not measured (the CPU, a pass whose waits are not counted)."""
+    idle = None if watch is None else watch.idle_ms()
+    if idle is not None:
+        coloring.host_syncs = watch.syncs
+        coloring.device_ms = max(0.0, elapsed_ms - idle)
+    return coloring
+
+
 def run_timed(
     spec: AlgorithmSpec, prepared: Prepared, block_size: int | None, params: dict[str, Any]
 ) -> tuple[Coloring, float]:
     """Run ``spec`` once on ``prepared`` (already set up and primed); the Coloring and the
     time of the call alone in ms, bound (:func:`bind`) before the start event. Host round
-    trips the algorithm makes are inside it."""
+    trips the algorithm makes are inside it, and counted (``host_syncs``, ``device_ms``)."""
     call = bind(spec, prepared.handle, block_size, params)
     clock = prepared.backend.clock()
     clock.mark()
-    coloring = call()
+    with prepared.backend.watch() as watch:
+        coloring = call()
     clock.mark()
     elapsed = clock.ms(0, 1)
-    return _resolved(coloring), elapsed
+    return _resolved(_watched(coloring, watch, elapsed)), elapsed
 
 
 def run_with_setup(
@@ -196,13 +209,14 @@ def run_with_setup(
     fresh = prepared.fresh()
     clock = prepared.backend.clock()
     clock.mark()
-    if spec.setup is not None:
-        spec.setup(fresh.handle)
-    clock.mark()
-    coloring = invoke(spec, fresh.handle, block_size, params)
+    with prepared.backend.watch() as watch:
+        if spec.setup is not None:
+            spec.setup(fresh.handle)
+        clock.mark()
+        coloring = invoke(spec, fresh.handle, block_size, params)
     clock.mark()
     total = clock.ms(0, 2)
-    return _resolved(coloring), clock.ms(0, 1), total
+    return _resolved(_watched(coloring, watch, total)), clock.ms(0, 1), total
 
 
 def finish(

@@ -33,6 +33,9 @@ class Coloring:
     "Timing protocol").
     ``params``, when set, is what the CSV records instead of the requested parameters
     (``auto``: its choice).
+    ``host_syncs`` and ``device_ms`` are set by the timing protocol, not the algorithm: the
+    blocking reads the host made during the timed call and the time the device spent on the
+    call's work (docs/decisions.md, "Rounds without the host"); None where not measured (CPU).
     """
 
     colors: Any
@@ -40,6 +43,8 @@ class Coloring:
     trace: dict[str, list[float]] = field(default_factory=dict)
     resolve: Callable[[Coloring], None] | None = None
     params: dict[str, Any] | None = None
+    host_syncs: int | None = None
+    device_ms: float | None = None
 
     def after_pass(self, colors: Any, series: dict[str, float]) -> Coloring:
         """This coloring with the ``colors`` of a pass run on it (reduction, balance) and the

@@ -31,7 +31,7 @@ from gcbench.outputs import make_parent, replaced
 if TYPE_CHECKING:
     from gcbench.algorithms.execute import Repetition
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # Every coloring's class balance (gcbench/algorithms/validation.py, docs/balance-levels.md).
 BALANCE_COLUMNS: tuple[str, ...] = ("min_class", "max_class", "class_cv")
@@ -58,6 +58,11 @@ BOUND_COLUMNS: tuple[str, ...] = ("chi_lower", "degeneracy", "chi_known")
 # (nets) of the matrix a distance-2 row colored the columns of (empty for d1); whether the
 # compressed product B = J·S of its seed matrix recovered every nonzero (empty for d1).
 PROBLEM_COLUMNS: tuple[str, ...] = ("problem", "nets", "recovered")
+# How much of a GPU repetition was the host (schema v6, docs/architecture.md, "Timing
+# protocol"): the blocking reads the host made during the timed call, and the time the device
+# spent on the call's work (time_ms less the device's idle time those reads caused); empty on
+# CPU rows.
+HOST_COLUMNS: tuple[str, ...] = ("host_syncs", "device_ms")
 # Flags, in the order a row lists them: the GPU slowed itself (throttled), another process
 # took CPU time the case wanted or ran on its GPU (contended), the case's repetitions trend
 # (drift), its interval stayed wider than --noise (noisy).
@@ -84,10 +89,13 @@ COLUMNS: tuple[str, ...] = (
     *BOUND_COLUMNS,
     # v5: the problem (docs/distance2.md)
     *PROBLEM_COLUMNS,
+    # v6: how much of a GPU repetition was the host (docs/architecture.md, "Timing protocol")
+    *HOST_COLUMNS,
     "schema_version",
 )  # fmt: skip
 # The columns of each earlier schema, for the files they wrote (read by report and compare).
-COLUMNS_V4: tuple[str, ...] = tuple(c for c in COLUMNS if c not in PROBLEM_COLUMNS)
+COLUMNS_V5: tuple[str, ...] = tuple(c for c in COLUMNS if c not in HOST_COLUMNS)
+COLUMNS_V4: tuple[str, ...] = tuple(c for c in COLUMNS_V5 if c not in PROBLEM_COLUMNS)
 COLUMNS_V3: tuple[str, ...] = tuple(c for c in COLUMNS_V4 if c not in BOUND_COLUMNS)
 COLUMNS_V2: tuple[str, ...] = tuple(c for c in COLUMNS_V3 if c not in CONDITION_COLUMNS)
 COLUMNS_V1: tuple[str, ...] = COLUMNS[: COLUMNS.index("setup_ms")]
@@ -184,9 +192,11 @@ def repetition_fields(
 ) -> dict[str, Any]:
     """The measured columns of one repetition (:class:`gcbench.algorithms.execute.Repetition`,
     what ``execute.measure`` and ``execute.repetitions`` give): its status, times, counts,
-    class balance and conditions. ``transfer_ms`` is the graph's upload; the copy back is
-    added. ``total_ms`` adds the setup outside the timed call (none with ``count_setup``).
-    An ``auto`` row records the choice it made in ``params``."""
+    class balance, conditions and how much of it was the host (``host_syncs``, ``device_ms``,
+    as the timing protocol set them on its Coloring: None, an empty cell, on the CPU).
+    ``transfer_ms`` is the graph's upload; the copy back is added. ``total_ms`` adds the
+    setup outside the timed call (none with ``count_setup``). An ``auto`` row records the
+    choice it made in ``params``."""
     from gcbench.grammar import canonical_params
 
     v = run.validation
@@ -211,6 +221,8 @@ def repetition_fields(
         "class_cv": v.class_cv,
         "count_setup": count_setup,
         "recovered": v.recovered,
+        "host_syncs": run.coloring.host_syncs,
+        "device_ms": run.coloring.device_ms,
     }
     if run.coloring.params is not None:  # auto: the choice it made
         fields["params"] = canonical_params(run.coloring.params)
@@ -485,7 +497,8 @@ def schema_version_of(columns: Iterable[str]) -> int | None:
     """The result schema a header belongs to: its version, 1 for the original
     columns, None for a file gcbench did not write."""
     names = tuple(columns)
-    known = {COLUMNS: SCHEMA_VERSION, COLUMNS_V4: 4, COLUMNS_V3: 3, COLUMNS_V2: 2, COLUMNS_V1: 1}
+    known = {COLUMNS: SCHEMA_VERSION, COLUMNS_V5: 5, COLUMNS_V4: 4, COLUMNS_V3: 3,
+             COLUMNS_V2: 2, COLUMNS_V1: 1}  # fmt: skip
     return known.get(names)
 
 
@@ -497,7 +510,9 @@ def schema_mismatch(columns: Iterable[str]) -> str:
             f"its columns are not gcbench's result schema v{SCHEMA_VERSION}; resume only "
             "files written by gcbench run"
         )
-    added = f"the problem columns ({', '.join(PROBLEM_COLUMNS)})"
+    added = f"the host's share ({', '.join(HOST_COLUMNS)})"
+    if version <= 4:
+        added = f"the problem columns ({', '.join(PROBLEM_COLUMNS)}), then {added}"
     if version <= 3:
         added = f"the graph's bounds ({', '.join(BOUND_COLUMNS)}), then {added}"
     if version <= 2:

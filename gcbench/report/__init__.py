@@ -37,6 +37,8 @@ class Report:
     ``distance2``: per case of a distance-2 problem × configuration, colors against the
     lower bound, compression, recovery and speedup over the serial greedy (empty without
     such rows).
+    ``host_shares``: per configuration whose GPU rows record it (schema v6), the median share
+    of its time that was the host and its median blocking reads (empty without such rows).
     ``traces``: the sibling trace rows or None. ``timing``: what ``time_ms`` includes (one
     convention per report). ``where``: the devices, hosts and dates measured on.
     ``written``: files made under ``out`` (``summary.csv``, ``summary.md``, ``index.html``,
@@ -52,6 +54,7 @@ class Report:
     graphs: pd.DataFrame
     levels: pd.DataFrame
     distance2: pd.DataFrame
+    host_shares: pd.DataFrame
     traces: pd.DataFrame | None
     baseline: str | None
     sources: tuple[Path, ...]
@@ -118,6 +121,7 @@ def report(
         graphs=aggregate.graphs_table(summary, labels),
         levels=aggregate.levels_table(summary),
         distance2=aggregate.distance2_table(summary),
+        host_shares=aggregate.host_shares(summary),
         traces=traces,
         baseline=chosen,
         sources=paths,

@@ -21,6 +21,7 @@ from gcbench.bench.results import (
     BOUND_COLUMNS,
     FLAG_CAUSES,
     FLAGS,
+    HOST_COLUMNS,
     LEVEL_COLUMNS,
     STATUSES,
 )
@@ -48,6 +49,9 @@ GRAPH_COLUMNS = ["graph", "problem", "label", "n", "m", "nets", *BOUND_COLUMNS, 
                  "bound_kind", "fewest_colors", "fewest_gap", "at_bound", "configs"]  # fmt: skip
 MEANS_COLUMNS = ["label", "graphs", "speedup_geomean", "speedup_hmean", "speedup_min",
                  "speedup_max", "colors_rel_geomean"]  # fmt: skip
+HOST_TABLE = ["config", "cases", "host_share", "host_syncs"]
+# Medians over a group's ok rows beside those of the times (summarise).
+MEDIANS = (*BALANCE_COLUMNS, *LEVEL_COLUMNS, *HOST_COLUMNS, "host_share")
 BLOCK_COLUMNS = ["graph", "config", "block_sizes", "best_block_size", "best_time_ms",
                  "worst_block_size", "worst_time_ms", "worst_over_best"]  # fmt: skip
 
@@ -139,11 +143,14 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     Throughput is n (resp. the CSV's m, undirected edges) per second of median ``time_ms``,
     in millions. The balance and level columns are medians too (NaN where the rows have
     none); ``trsv_speedup`` is the natural order's solve time over the color order's.
+    ``device_ms`` and ``host_syncs`` (schema v6, GPU rows) are medians over ok rows too, and
+    ``host_share`` the median of their :func:`host_share` (NaN where no row records them).
     """
     # CPU rows have no block size; a 0 stands in while grouping so joins match keys exactly.
     rows = rows.assign(
         block_size=rows["block_size"].fillna(0),
         ok_time=rows["time_ms"].where(rows["status"] == "ok"),
+        host_share=host_share(rows),
     )
     groups = rows.groupby(KEYS, sort=True)
     out = groups.agg(
@@ -175,7 +182,7 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
             "total_ms": ok["total_ms"].median(),
             "colors": ok["colors"].median(),
             "iterations": ok["iterations"].median(),
-            **{column: ok[column].median() for column in (*BALANCE_COLUMNS, *LEVEL_COLUMNS)},
+            **{column: ok[column].median() for column in MEDIANS},
         }
     )
     out = out.join(stats)
@@ -195,6 +202,14 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     out["mverts_per_s"] = out["n"] / seconds / 1e6
     out["medges_per_s"] = out["m"] / seconds / 1e6
     return out
+
+
+def host_share(rows: pd.DataFrame) -> pd.Series:
+    """Per row, the share of its timed call that was the host: 1 − ``device_ms`` /
+    ``time_ms``, the time the GPU sat idle on the host's blocking reads; NaN where the row
+    lacks a host column (CPU rows, files before schema v6) or a positive time."""
+    measured = rows[list(HOST_COLUMNS)].notna().all(axis=1) & (rows["time_ms"] > 0)
+    return (1 - rows["device_ms"] / rows["time_ms"]).where(measured)
 
 
 def _all_recovered(values: pd.Series) -> bool | None:
@@ -272,6 +287,26 @@ def config_gaps(summary: pd.DataFrame) -> pd.DataFrame:
         ["at_bound", "gap_median", "config"], ascending=[False, True, True]
     )
     return out[BOUND_TABLE].reset_index(drop=True)
+
+
+def host_shares(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration whose rows record how much was the host (schema v6: GPU rows), at
+    its fastest block size in each case (as the figures): on how many cases it has them
+    (``cases``), and the medians over those cases of its group's median ``host_share`` and
+    ``host_syncs``; the largest share first (ties: name). Empty where no row records them."""
+    best = best_block_per_config(summary).dropna(subset=["host_share"])
+    if best.empty:
+        return pd.DataFrame(columns=HOST_TABLE)
+    grouped = best.groupby("config")
+    out = pd.DataFrame(
+        {
+            "cases": grouped.size(),
+            "host_share": grouped["host_share"].median(),
+            "host_syncs": grouped["host_syncs"].median(),
+        }
+    ).rename_axis("config")
+    out = out.reset_index().sort_values(["host_share", "config"], ascending=[False, True])
+    return out[HOST_TABLE].reset_index(drop=True)
 
 
 BOUND_WORDS = {KNOWN: "its published χ", CLIQUE: "a clique found in it",

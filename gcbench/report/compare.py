@@ -7,7 +7,8 @@ graph and problem. A case names its problem (d1, or a distance-2 one): rows of d
 problems are never matched. A case's ratio is median(new) / median(base) with the interval of
 :func:`gcbench.stats.ratio_ci` and the verdict of :func:`gcbench.stats.verdict`; the summary
 is the geometric mean of the ratios with :func:`gcbench.stats.geomean_ci`'s interval across
-cases. Nothing here prints.
+cases. What is compared is ``time_ms``, or with ``metric="device"`` the GPU's own time on
+the call's work, ``device_ms`` (result schema v6). Nothing here prints.
 """
 
 from __future__ import annotations
@@ -40,7 +41,12 @@ if TYPE_CHECKING:
 CASE = ["graph", "problem", "algorithm", "params", "block_size"]
 COLUMNS = [*CASE, "base_ms", "new_ms", "ratio", "ci_low", "ci_high", "verdict", "flags"]
 NO_TIME = "no valid time"  # the verdict of a case with no ok repetition on a side
-VERDICTS = ("faster", "slower", "same", NO_TIME)
+# The verdict of a case whose ok repetitions on a side record no device_ms (--metric device).
+NO_DEVICE = "no device_ms"
+VERDICTS = ("faster", "slower", "same", NO_TIME, NO_DEVICE)
+# What --metric compares: the column of the rows it takes.
+METRICS = {"time": "time_ms", "device": "device_ms"}
+DEFAULT_METRIC = "time"
 FORMATS = ("table", "csv")
 DEFAULT_THRESHOLD = 0.05
 
@@ -56,13 +62,16 @@ ROUND_TRIP = "round_trip"
 
 @dataclass(frozen=True)
 class _Sample:
-    """One side of a case: its ok times, the flags of all its rows (";"-joined), and the
-    median host round trip of its ok rows in µs (NaN where not recorded)."""
+    """One side of a case: the compared metric of its ok rows (``times``), the flags of all
+    its rows (";"-joined), and the median host round trip of its ok rows in µs (NaN where
+    not recorded); ``timed``: some ok row has a time_ms (so empty ``times`` of another
+    metric mean that the rows do not record it)."""
 
     times: tuple[float, ...]
     flags: str
     label: str = ""
     round_trip_us: float = math.nan
+    timed: bool = True
 
     @property
     def median(self) -> float:
@@ -81,7 +90,8 @@ class Comparison:
     ``only_base``/``only_new``: the cases (:data:`CASE` columns) that one side has and the
     other lacks. ``base``/``new`` name the sides (a file, or ``--a NAME``); ``by_config``
     says which form: one file's two configurations, whose ``algorithm`` holds the two
-    groups' labels (``A vs B``), or two files.
+    groups' labels (``A vs B``), or two files. ``metric``: what was compared
+    (:data:`METRICS`); ``base_ms``, ``new_ms`` and the ratio are of its column.
     """
 
     table: pd.DataFrame
@@ -94,6 +104,7 @@ class Comparison:
     threshold: float
     timing: str
     by_config: bool
+    metric: str = DEFAULT_METRIC
     notes: tuple[str, ...] = field(default=())
 
     def summary(self) -> dict[str, object]:
@@ -103,6 +114,7 @@ class Comparison:
             "base": self.base,
             "new": self.new,
             "threshold": self.threshold,
+            "metric": self.metric,
             "geomean": mean,
             "geomean_low": low,
             "geomean_high": high,
@@ -176,21 +188,25 @@ def compare(
     a: str | None = None,
     b: str | None = None,
     threshold: float | str = DEFAULT_THRESHOLD,
+    metric: str = DEFAULT_METRIC,
 ) -> Comparison:
     """Compare ``new`` against ``base`` (two result files, cases matched by graph, problem,
     algorithm, requested params and block size), or, with ``a`` and ``b``, configuration
     ``b`` against ``a`` in the one file ``base`` (matched per graph and problem;
     docs/compare.md). ``threshold`` is the
     smallest change that counts as one: a share (0.05) or a percentage ("5%"), as
-    ``--threshold`` takes it."""
+    ``--threshold`` takes it. ``metric``: ``time`` compares ``time_ms``, ``device``
+    ``device_ms`` (:data:`METRICS`)."""
     threshold = share(threshold, "--threshold")
+    if metric not in METRICS:
+        raise InputError(f"unknown compare metric {metric!r}; use one of {'|'.join(METRICS)}")
     if new is not None:
         if a is not None or b is not None:
             raise InputError(
                 "compare takes two files, or one file with --a and --b, not both: drop the "
                 "second file or --a/--b"
             )
-        return _two_files(Path(base), Path(new), threshold)
+        return _two_files(Path(base), Path(new), threshold, metric)
     if a is None and b is None:
         raise InputError(
             f"compare needs a second file (BASE NEW), or --a CONFIG --b CONFIG to compare two "
@@ -199,7 +215,7 @@ def compare(
     if a is None or b is None:
         given, missing = ("a", "b") if b is None else ("b", "a")
         raise InputError(f"--{given} needs --{missing}: name both configurations to compare")
-    return _two_configs(Path(base), a, b, threshold)
+    return _two_configs(Path(base), a, b, threshold, metric)
 
 
 # ------------------------------------------------------------------------------- reading
@@ -220,9 +236,9 @@ def _read_side(path: Path) -> tuple[pd.DataFrame, list[str]]:
     return rows, notes
 
 
-def _cases(rows: pd.DataFrame, labels: pd.Series | None = None) -> dict[Key, _Sample]:
-    """One sample per case, in the order the rows first meet it; ``labels`` (per row) name
-    each case's group."""
+def _cases(rows: pd.DataFrame, metric: str, labels: pd.Series | None = None) -> dict[Key, _Sample]:
+    """One sample of ``metric`` (:data:`METRICS`) per case, in the order the rows first meet
+    it; ``labels`` (per row) name each case's group."""
     keyed = rows.assign(
         params=rows["params"].map(requested_params),
         block_size=rows["block_size"].fillna(0).astype(int),
@@ -232,8 +248,9 @@ def _cases(rows: pd.DataFrame, labels: pd.Series | None = None) -> dict[Key, _Sa
     for key, group in keyed.groupby(CASE, sort=False):
         ok = group[group["status"] == "ok"]
         trip = ok["round_trip_us"].median() if ok["round_trip_us"].notna().any() else math.nan
-        out[key] = _Sample(tuple(ok["time_ms"].dropna()), flag_union(group["flags"]),
-                           str(group["label"].iloc[0]), float(trip))  # fmt: skip
+        out[key] = _Sample(tuple(ok[METRICS[metric]].dropna()), flag_union(group["flags"]),
+                           str(group["label"].iloc[0]), float(trip),
+                           bool(ok["time_ms"].notna().any()))  # fmt: skip
     return out
 
 
@@ -248,7 +265,7 @@ def _problems(rows: pd.DataFrame) -> list[str]:
     return sorted(set(rows["problem"]))
 
 
-def _two_files(base: Path, new: Path, threshold: float) -> Comparison:
+def _two_files(base: Path, new: Path, threshold: float, metric: str) -> Comparison:
     base_rows, notes = _read_side(base)
     new_rows, new_notes = _read_side(new)
     notes += new_notes
@@ -262,7 +279,7 @@ def _two_files(base: Path, new: Path, threshold: float) -> Comparison:
     timing = _one_timing(base_rows, base, new_rows, new)
     notes += [f"base {base} measured on {_where(base_rows)}",
               f"new {new} measured on {_where(new_rows)}"]  # fmt: skip
-    before, after = _cases(base_rows), _cases(new_rows)
+    before, after = _cases(base_rows, metric), _cases(new_rows, metric)
     pairs = [(key, before[key], after[key]) for key in before if key in after]
     if not pairs:
         raise InputError(
@@ -273,7 +290,8 @@ def _two_files(base: Path, new: Path, threshold: float) -> Comparison:
     only_base = [key for key in before if key not in after]
     only_new = [key for key in after if key not in before]
     sides = str(base), str(new)
-    return _result(pairs, only_base, only_new, sides, threshold, timing, notes, by_config=False)
+    return _result(pairs, only_base, only_new, sides, threshold, timing, notes, metric,
+                   by_config=False)  # fmt: skip
 
 
 def _one_timing(base_rows: pd.DataFrame, base: Path, new_rows: pd.DataFrame, new: Path) -> str:
@@ -287,7 +305,7 @@ def _one_timing(base_rows: pd.DataFrame, base: Path, new_rows: pd.DataFrame, new
     return conventions[0]
 
 
-def _two_configs(path: Path, a: str, b: str, threshold: float) -> Comparison:
+def _two_configs(path: Path, a: str, b: str, threshold: float, metric: str) -> Comparison:
     rows, notes = _read_side(path)
     named = rows.assign(requested=rows["params"].map(requested_params))
     named["config"] = config_label(named["algorithm"], named["requested"], named["problem"])
@@ -307,8 +325,8 @@ def _two_configs(path: Path, a: str, b: str, threshold: float) -> Comparison:
             f"--a {shown(a)} and --b {shown(b)} both name {shared['label'].iloc[0]}: name two "
             "configurations that do not overlap"
         )
-    side_a = _cases(rows[masks["--a"]], named["label"][masks["--a"]])
-    side_b = _cases(rows[masks["--b"]], named["label"][masks["--b"]])
+    side_a = _cases(rows[masks["--a"]], metric, named["label"][masks["--a"]])
+    side_b = _cases(rows[masks["--b"]], metric, named["label"][masks["--b"]])
     pairs, only_a, only_b, chosen = _per_graph(side_a, side_b)
     if not pairs:
         raise InputError(
@@ -322,7 +340,8 @@ def _two_configs(path: Path, a: str, b: str, threshold: float) -> Comparison:
         )
     timing = TIMING[bool(rows[COUNT_SETUP].any())]
     sides = f"--a {a}", f"--b {b}"
-    return _result(pairs, only_a, only_b, sides, threshold, timing, notes, by_config=True)
+    return _result(pairs, only_a, only_b, sides, threshold, timing, notes, metric,
+                   by_config=True)  # fmt: skip
 
 
 def _per_graph(
@@ -357,7 +376,8 @@ def _per_graph(
 
 
 def _fastest(samples: dict[Key, _Sample]) -> Key:
-    """The group of lowest median time (one without a valid time last; ties by label)."""
+    """The group of lowest median of the compared metric (one without it last; ties by
+    label)."""
 
     def rank(key: Key) -> tuple[float, str]:
         median = samples[key].median
@@ -383,10 +403,12 @@ def _labelled(keys: list[Key], side: dict[Key, _Sample]) -> list[Key]:
 
 def _result(
     pairs: list[Pair], only_base: list[Key], only_new: list[Key], sides: tuple[str, str],
-    threshold: float, timing: str, notes: list[str], *, by_config: bool,
+    threshold: float, timing: str, notes: list[str], metric: str, *, by_config: bool,
 ) -> Comparison:  # fmt: skip
     table = _frame([_compared(key, b, n, threshold) for key, b, n in pairs], COLUMNS)
     counts = {v: int((table["verdict"] == v).sum()) for v in VERDICTS}
+    if metric == "device":
+        notes = [*_device_notes(counts, sides), *notes]
     few = int((table["ratio"].notna() & table["ci_low"].isna()).sum())
     if few:
         notes.append(
@@ -418,8 +440,32 @@ def _result(
         threshold=threshold,
         timing=timing,
         by_config=by_config,
+        metric=metric,
         notes=tuple(notes),
     )
+
+
+def _device_notes(counts: dict[str, int], sides: tuple[str, str]) -> list[str]:
+    """What comparing device_ms rather than time_ms says (from the ``counts`` per verdict):
+    which column, and how many cases lack it on a side (:data:`NO_DEVICE`); refused where
+    some case lacks it and none has it on both sides."""
+    column = METRICS["device"]
+    lacking = counts[NO_DEVICE]
+    if lacking and not any(counts[v] for v in ("faster", "slower", "same")):
+        raise InputError(
+            f"{sides[0]} and {sides[1]} share no case with {column} on both sides (GPU rows"
+            " record it since result schema v6): compare their time_ms with --metric time"
+        )
+    notes = [
+        f"compared {column}, the GPU's time on the call's work (time_ms less its idle time on"
+        " the host's blocking reads), not time_ms"
+    ]
+    if lacking:
+        notes.append(
+            f"{lacking} case(s) lack {column} on a side (CPU rows, or a file before result"
+            f" schema v6): verdict {NO_DEVICE}, not compared"
+        )
+    return notes
 
 
 def _compared(key: Key, base: _Sample, new: _Sample, threshold: float) -> tuple:
@@ -429,7 +475,8 @@ def _compared(key: Key, base: _Sample, new: _Sample, threshold: float) -> tuple:
     shifted = ROUND_TRIP if abs(trips - 1) > ROUND_TRIP_SHIFT else ""  # NaN: not recorded
     flags = flag_union([base.flags, new.flags, shifted])
     if not base.times or not new.times:
-        return (*key, base.median, new.median, math.nan, math.nan, math.nan, NO_TIME, flags)
+        missing = NO_TIME if not (base.timed and new.timed) else NO_DEVICE
+        return (*key, base.median, new.median, math.nan, math.nan, math.nan, missing, flags)
     interval = ratio_ci(base.times, new.times)
     point = new.median / base.median if base.median > 0 else math.nan
     low, high = (math.nan, math.nan) if interval is None else (interval.low, interval.high)
@@ -445,7 +492,7 @@ def _frame(records: list[tuple], columns: list[str]) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------------- the table
 
-VERDICT_STYLE = {"faster": "green", "slower": "red", NO_TIME: "yellow"}
+VERDICT_STYLE = {"faster": "green", "slower": "red", NO_TIME: "yellow", NO_DEVICE: "yellow"}
 TEXT_HEADERS = ("graph", "configuration", "verdict", "flags")
 
 
@@ -467,12 +514,13 @@ def _rich_table(comparison: Comparison) -> RenderableType:
         MISSING if pd.isna(low) else f"{ratio(low)}–{ratio(high)}"
         for low, high in zip(t["ci_low"], t["ci_high"], strict=True)
     ]
+    unit = "ms" if comparison.metric == DEFAULT_METRIC else f"{comparison.metric} ms"
     shown_columns = {
         "graph": list(t["graph"]),
         "configuration": list(names),
         "block": [block(v) for v in t["block_size"]],
-        "base ms": [num(v) for v in t["base_ms"]],
-        "new ms": [num(v) for v in t["new_ms"]],
+        f"base {unit}": [num(v) for v in t["base_ms"]],
+        f"new {unit}": [num(v) for v in t["new_ms"]],
         "new/base": [ratio(v) for v in t["ratio"]],
         "95 % interval": interval,
         "verdict": list(t["verdict"]),

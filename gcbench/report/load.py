@@ -12,6 +12,7 @@ from gcbench.bench.results import (
     BALANCE_COLUMNS,
     BOUND_COLUMNS,
     CONDITION_COLUMNS,
+    HOST_COLUMNS,
     LEVEL_COLUMNS,
     PROBLEM_COLUMNS,
     STATUSES,
@@ -27,11 +28,11 @@ CONDITION_NUMERIC = ("round_trip_us", "load_avg", "cpu_util", "cpu_wait")
 NUMERIC = ("n", "m", "max_degree", "avg_degree", "rep", "time_ms", "transfer_ms", "total_ms",
            "iterations", "colors", "max_color", "conflicts", "uncolored",
            *BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_NUMERIC, *BOUND_COLUMNS,
-           "nets")  # fmt: skip
-# Columns a file may lack (written since schema 2, 3, 4 or 5): NaN, or "" for text, where
+           "nets", *HOST_COLUMNS)  # fmt: skip
+# Columns a file may lack (written since schema 2, 3, 4, 5 or 6): NaN, or "" for text, where
 # missing.
 OPTIONAL = (*BALANCE_COLUMNS, *LEVEL_COLUMNS, *CONDITION_COLUMNS, *BOUND_COLUMNS,
-            *PROBLEM_COLUMNS)  # fmt: skip
+            *PROBLEM_COLUMNS, *HOST_COLUMNS)  # fmt: skip
 # The columns the report reads; a file lacking one of them cannot be reported on.
 NEEDED = ("run_id", "host", "device_name", "graph", "n", "m", "algorithm", "backend", "params",
           "block_size", "rep", "status", "error", "time_ms", "transfer_ms", "total_ms",
@@ -159,9 +160,10 @@ def read_results(paths: Sequence[Path]) -> tuple[pd.DataFrame, list[str]]:
     (``chi_lower``, ``degeneracy``, ``chi_known``, schema v4) are NaN where a file predates
     them or its source publishes no χ. ``problem`` (schema v5) is ``d1`` where a file
     predates it, ``nets`` NaN there and ``recovered`` a nullable boolean (NA where not
-    checked). Exact
-    duplicate rows (the same file given twice) are dropped and counted. Results that mix
-    timing conventions (``count_setup`` true and false) are refused.
+    checked); ``host_syncs`` and ``device_ms`` (schema v6) are NaN on CPU rows and where a
+    file predates them. Exact duplicate rows (the same file given twice) are dropped and
+    counted. Results that mix timing conventions (``count_setup`` true and false) are
+    refused.
     """
     notes: list[str] = []
     frames = [_read(Path(p), NEEDED, "results", notes) for p in paths]

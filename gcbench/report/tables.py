@@ -88,6 +88,12 @@ CONFIG_GAPS_LEGEND = (
     " how many its colors equal the bound (provably optimal); over bound: its median colors"
     " minus the bound, the median and the largest over those graphs"
 )
+HOST_LEGEND = (
+    "host share: 1 − device_ms / time_ms of each repetition, the share of the timed call the"
+    " GPU sat idle on the host's blocking reads; host syncs: those reads per call; each the"
+    " median over a group's repetitions, then over the configuration's cases (GPU rows of"
+    " result schema v6 only)",
+)
 LABEL_HEADER = "figure label"
 TEXT_HEADERS = frozenset({"configuration", "graph", "fastest", "fewest colors", "note", "tried",
                           LABEL_HEADER, "at bound", "problem", "recovered"})  # fmt: skip
@@ -103,6 +109,7 @@ SUMMARY_COLUMNS = [
     "colors_gap", "reaches_bound", "recovered", "mverts_per_s", "medges_per_s", "error_message",
     "min_class", "max_class", "class_cv",
     "levels_natural", "levels_colored", "trsv_natural_ms", "trsv_colored_ms", "trsv_speedup",
+    "device_ms", "host_syncs", "host_share",
 ]  # fmt: skip
 
 
@@ -124,6 +131,11 @@ def ratio(x: float) -> str:
     if abs(x) < 0.1:
         return f"{x:.2g}"
     return f"{x:.2f}" if abs(x) < 10 else f"{x:.1f}" if abs(x) < 100 else f"{x:,.0f}"
+
+
+def percent(x: float) -> str:
+    """A share as a percentage to three significant digits: 42.1 %, 0.52 %; a dash for none."""
+    return MISSING if pd.isna(x) else f"{num(100 * float(x))} %"
 
 
 def block(x: float) -> str:
@@ -407,10 +419,24 @@ def distance2_section(table: pd.DataFrame) -> Section:
     return Section(title, _display(frame, columns), legend)
 
 
+def host_section(table: pd.DataFrame, blocks: bool) -> Section:
+    """How much of each GPU configuration's time was the host
+    (:func:`gcbench.report.aggregate.host_shares`), the most first; ``blocks``: the results
+    have block sizes, so the title says at which."""
+    title = "Host's share of the time per configuration" + (
+        " (at its fastest block size)" if blocks else ""
+    )
+    columns: list[tuple[str, str, Callable]] = [
+        ("config", "configuration", str), ("cases", "cases", count),
+        ("host_share", "host share", percent), ("host_syncs", "host syncs", count),
+    ]  # fmt: skip
+    return Section(title, _display(table, columns), HOST_LEGEND)
+
+
 def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
-    """The sections across graphs: speedup means, winners, the graphs against their bounds,
-    block sizes, levels, distance-2 colorings, pareto; ``labels``: the graphs' table names
-    the short labels of the figures (:func:`graphs_section`)."""
+    """The sections across graphs: speedup means, winners, the host's share, the graphs
+    against their bounds, block sizes, levels, distance-2 colorings, pareto; ``labels``: the
+    graphs' table names the short labels of the figures (:func:`graphs_section`)."""
     out: list[Section] = []
     if not rep.means.empty:
         out.append(Section(
@@ -437,6 +463,8 @@ def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
         ]),
         (NEAR_LEGEND,) if near else (),
     ))  # fmt: skip
+    if not rep.host_shares.empty:
+        out.append(host_section(rep.host_shares, has_block_sizes(rep.summary)))
     graphs = graphs_section(rep.graphs, labels)
     if graphs is not None:
         out.append(graphs)

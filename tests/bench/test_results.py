@@ -15,6 +15,7 @@ from gcbench.bench.results import (
     COLUMNS_V2,
     COLUMNS_V3,
     COLUMNS_V4,
+    COLUMNS_V5,
     TRACE_COLUMNS,
     Flagged,
     ResultsFile,
@@ -23,6 +24,7 @@ from gcbench.bench.results import (
     format_value,
     git_commit,
     repair_last_line,
+    repetition_fields,
     row_key,
     schema_version_of,
     trace_rows,
@@ -52,20 +54,24 @@ V3_COLUMNS = ("throttle", "round_trip_us", "load_avg", "cpu_util", "cpu_wait", "
 V4_COLUMNS = ("chi_lower", "degeneracy", "chi_known")
 # Added by schema v5 (docs/distance2.md): the problem.
 V5_COLUMNS = ("problem", "nets", "recovered")
+# Added by schema v6 (docs/architecture.md, "CSV schema"): how much of a GPU call was the host.
+V6_COLUMNS = ("host_syncs", "device_ms")
 
 
 def test_columns_are_the_design_schema_in_order():
     design = tuple(c.strip() for c in V1_COLUMNS.replace("\n", " ").split(","))
     v4 = design + V2_COLUMNS + V3_COLUMNS + V4_COLUMNS
-    assert v4 + V5_COLUMNS + ("schema_version",) == COLUMNS
+    assert v4 + V5_COLUMNS + V6_COLUMNS + ("schema_version",) == COLUMNS
+    assert v4 + V5_COLUMNS + ("schema_version",) == COLUMNS_V5
     assert v4 + ("schema_version",) == COLUMNS_V4
     assert design + V2_COLUMNS + V3_COLUMNS + ("schema_version",) == COLUMNS_V3
     assert design + V2_COLUMNS + ("schema_version",) == COLUMNS_V2
     assert design == COLUMNS_V1
     versions = [
-        schema_version_of(c) for c in (COLUMNS, COLUMNS_V4, COLUMNS_V3, COLUMNS_V2, COLUMNS_V1)
+        schema_version_of(c)
+        for c in (COLUMNS, COLUMNS_V5, COLUMNS_V4, COLUMNS_V3, COLUMNS_V2, COLUMNS_V1)
     ]
-    assert versions == [5, 4, 3, 2, 1]
+    assert versions == [6, 5, 4, 3, 2, 1]
     assert schema_version_of(COLUMNS[:-2]) is None
     assert TRACE_COLUMNS[:8] == (
         "run_id",
@@ -124,6 +130,37 @@ def test_resume_refuses_missing_and_foreign_files(tmp_path):
     foreign.write_text("a,b\n1,2\n")
     with pytest.raises(InputError, match="not gcbench's result schema"):
         ResultsFile(foreign, resume=True)
+
+
+def test_resume_refuses_a_v5_file_naming_what_v6_added(tmp_path):
+    old = tmp_path / "v5.csv"
+    old.write_text(",".join(COLUMNS_V5) + "\n")
+    added = "the host's share (host_syncs, device_ms)"
+    with pytest.raises(InputError, match=re.escape(f"schema v5, this gcbench writes v6 ({added})")):
+        ResultsFile(old, resume=True)
+
+
+def repetition(host_syncs, device_ms):
+    """A valid repetition whose Coloring carries the timing protocol's host columns."""
+    from gcbench.algorithms.execute import Repetition
+    from gcbench.algorithms.registry import Coloring
+    from gcbench.algorithms.validation import Validation
+
+    coloring = Coloring(colors=None, iterations=2, host_syncs=host_syncs, device_ms=device_ms)
+    return Repetition(coloring, None, Validation(0, 0, 3, 2, 1, 2, 0.2), 2.5, 0.5, 0.1)
+
+
+def test_a_repetitions_host_columns_reach_its_row(tmp_path):
+    path = tmp_path / "r.csv"
+    results = ResultsFile(path)
+    for rep, run in enumerate([repetition(7, 1.75), repetition(None, None)]):
+        fields = repetition_fields(run, rep=rep, transfer_ms=0.25, count_setup=False)
+        results.append({**row(rep), **fields})
+    results.close()
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(r["host_syncs"], r["device_ms"]) for r in rows] == [("7", "1.75"), ("", "")]
+    assert rows[0]["time_ms"] == "2.5" and rows[0]["total_ms"] == "3.35"
 
 
 def test_resume_cuts_a_partial_last_line(tmp_path):

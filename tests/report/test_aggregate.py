@@ -126,6 +126,48 @@ def test_speedups_and_means_by_hand(write_csv, mixed_rows):
     assert greedy.colors_rel_geomean == pytest.approx(math.sqrt(1 * 7 / 5))
 
 
+def host_rows(reps, row) -> list[dict]:
+    """GPU groups of schema v6 whose host shares (1 - device_ms / time_ms) are known by hand."""
+    gpu = {"backend": "gpu", "device": "gpu", "device_name": "H100"}
+    jpl = {**gpu, "block_size": 128}
+    invalid = {"status": "invalid", "device_ms": 0, "host_syncs": 99, "block_size": 256, **gpu}
+
+    def timed(graph, algorithm, times, devices, syncs, **fields):
+        return [row(graph, algorithm, t, rep=i, device_ms=d, host_syncs=s, **fields)
+                for i, (t, d, s) in enumerate(zip(times, devices, syncs, strict=True))]  # fmt: skip
+
+    return [
+        # jpl at its fastest block size: row shares .75 / .5, .25, .75 / .9, group medians
+        # .75, .5 (not 1 - 1/4 of the medians), .9; syncs 12, 20, 40
+        *timed("g1", "jpl", [4, 4, 4], [1, 1, 1], [12, 12, 12], **jpl),
+        *timed("g2", "jpl", [2, 4, 4], [1, 3, 1], [10, 20, 30], **jpl),
+        *timed("g3", "jpl", [10, 10, 10], [1, 1, 1], [40, 40, 40], **jpl),
+        # slower at 256 on g1, with no host time: not its fastest block size, left out
+        *timed("g1", "jpl", [8, 8, 8], [8, 8, 8], [0, 0, 0], **{**jpl, "block_size": 256}),
+        # ecl-gc on two graphs, with invalid rows that would be all host: not ok, left out
+        *timed("g1", "ecl-gc", [2, 2, 2], [1.9, 1.9, 1.9], [0, 0, 0], block_size=256, **gpu),
+        *timed("g2", "ecl-gc", [2, 2, 2], [1.9, 1.9, 1.9], [0, 0, 0], block_size=256, **gpu),
+        *[row("g2", "ecl-gc", 100, rep=r, **invalid) for r in (3, 4, 5)],
+        *reps("g1", "cusparse", [3, 3, 3], **gpu),  # GPU rows without the host columns
+        *reps("g1", "greedy", [9, 9, 9], params="order=ldf"),  # CPU rows: none either
+    ]
+
+
+def test_host_share_per_configuration_by_hand(write_csv, reps, row):
+    rep = report([write_csv(host_rows(reps, row))], format="markdown")
+    g2 = one(rep.summary, graph="g2", label="jpl@128")
+    assert (g2.device_ms, g2.host_syncs, g2.host_share) == (1.0, 20.0, 0.5)
+    assert math.isnan(one(rep.summary, algorithm="cusparse").host_share)
+    table = rep.host_shares
+    assert table["config"].tolist() == ["jpl", "ecl-gc"]  # the largest share first
+    assert table["cases"].tolist() == [3, 2] and table["host_syncs"].tolist() == [20.0, 0.0]
+    assert table["host_share"].tolist() == pytest.approx([0.75, 0.05])
+    text = rep.render()
+    assert "| jpl | 3 | 75 % | 20 |\n| ecl-gc | 2 | 5 % | 0 |" in text
+    title = "## Host's share of the time per configuration (at its fastest block size)"
+    assert text.index("## Winners per graph") < text.index(title) < text.index("## Pareto")
+
+
 def test_throughput_is_per_second_in_millions(write_csv, row):
     rep = report([write_csv([row("g2", "greedy", 2.0)])])  # n 1000, m 5000, 2 ms
     s = rep.summary.iloc[0]

@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 import gcbench
-from gcbench.bench.results import COLUMNS_V2
+from gcbench.bench.results import COLUMNS_V2, COLUMNS_V5
 from gcbench.cli import main
 from gcbench.errors import InputError
 from gcbench.report.compare import COLUMNS as TABLE_COLUMNS
-from gcbench.report.compare import NO_TIME, compare
+from gcbench.report.compare import NO_DEVICE, NO_TIME, compare
 
 CASES, REPS, MEDIAN_MS, NOISE = 40, 10, 20.0, 0.02
 GPU = {"backend": "gpu", "device": "gpu", "device_name": "H100"}
@@ -269,3 +269,50 @@ def test_a_host_round_trip_that_moved_is_flagged(write_csv, quiet_rows):
     moved = compare(base, slow_host)
     assert (moved.table["flags"] == "round_trip").all()
     assert any("round trip" in note for note in moved.notes)
+
+
+def with_device(rows: list[dict], share: float) -> list[dict]:
+    """GPU rows whose device_ms is ``share`` of their time_ms (schema v6)."""
+    return [{**r, **GPU, "block_size": 128, "host_syncs": 3,
+             "device_ms": round(float(r["time_ms"]) * share, 6)} for r in rows]  # fmt: skip
+
+
+def test_metric_device_compares_device_ms(write_csv, quiet_rows):
+    """The same times, the device's part of them 20 % less: same by time, faster on the
+    device."""
+    base = write_csv(with_device(quiet_rows(1), 0.5), "dev-base.csv")
+    new = write_csv(with_device(quiet_rows(1), 0.4), "dev-new.csv")
+    assert compare(base, new).counts["same"] == CASES
+    device = compare(base, new, metric="device")
+    assert device.counts["faster"] == CASES and device.metric == "device"
+    assert device.geomean[0] == pytest.approx(0.8)
+    row = device.table.iloc[0]
+    assert row["base_ms"] == pytest.approx(MEDIAN_MS * 0.5, rel=0.05)
+    assert any(n.startswith("compared device_ms") for n in device.notes)
+    done = cli(base, new, "--metric", "device", "--fail-on", "faster")
+    assert done.exit_code == 1 and "base device ms" in done.stdout, done.output
+    assert cli(base, new, "--fail-on", "faster").exit_code == 0  # by time: no change
+
+
+def test_metric_device_flags_cases_without_it(write_csv, quiet_rows):
+    """A case without device_ms on a side (g0's rows here, a v5 file there) is not compared,
+    and files where no case has it on both sides are refused."""
+    base = write_csv(with_device(quiet_rows(1), 0.5), "dev-base.csv")
+    unmeasured = {"device_ms": "", "host_syncs": ""}
+    new = [{**r, **unmeasured} if r["graph"] == "g0" else r
+           for r in with_device(quiet_rows(2), 0.5)]  # fmt: skip
+    new = write_csv(new, "dev-new.csv")
+    result = compare(base, new, metric="device")
+    lacking = result.table[result.table["verdict"] == NO_DEVICE]
+    assert lacking["graph"].tolist() == ["g0", "g0"] and lacking["ratio"].isna().all()
+    assert result.counts[NO_DEVICE] == 2 and result.table["ratio"].notna().sum() == CASES - 2
+    assert any("2 case(s) lack device_ms on a side" in n for n in result.notes)
+    assert "2 no device_ms" in " ".join(result.summary_lines())
+    assert NO_DEVICE not in set(compare(base, new).table["verdict"])  # by time: compared
+    v5 = [{c: r[c] for c in COLUMNS_V5} for r in with_device(quiet_rows(3), 0.5)]
+    old = write_csv(v5, "v5.csv", COLUMNS_V5)
+    assert compare(base, old).table["ratio"].notna().all()  # by time, v5 compares with v6
+    line = one_error_line(cli(base, old, "--metric", "device"))
+    assert "share no case with device_ms on both sides" in line
+    with pytest.raises(InputError, match="unknown compare metric 'host'"):
+        compare(base, new, metric="host")

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from gcbench.bench.results import COLUMNS
+from gcbench.bench.results import COLUMNS, COLUMNS_V5
 from gcbench.errors import InputError
 from gcbench.report import report
 
@@ -69,3 +69,25 @@ def test_count_setup_must_be_a_boolean(reps, write_csv):
     path = write_csv(new_rows(reps, "maybe"), "x.csv", COLUMNS)
     with pytest.raises(InputError, match="count_setup must be true or false, not 'maybe'"):
         report([path])
+
+
+GPU = {"backend": "gpu", "device": "gpu", "device_name": "H100", "block_size": 128}
+
+
+def test_a_v6_row_reads_its_host_columns(reps, write_csv):
+    rows = reps("g1", "jpl", [2.0, 4.0], host_syncs=6, device_ms=1.5, **GPU)
+    rows += reps("g1", "greedy", [3.0])  # a CPU row: both empty
+    rep = report([write_csv(rows)])
+    gpu = rep.rows[rep.rows["algorithm"] == "jpl"]
+    assert gpu["host_syncs"].tolist() == [6.0, 6.0] and gpu["device_ms"].tolist() == [1.5, 1.5]
+    cpu = rep.rows[rep.rows["algorithm"] == "greedy"]
+    assert cpu[["host_syncs", "device_ms"]].isna().all(axis=None)
+
+
+def test_a_v5_file_reads_without_host_columns(reps, write_csv):
+    rows = [{c: r[c] for c in COLUMNS_V5} for r in reps("g1", "jpl", [1.0, 2.0], **GPU)]
+    rep = report([write_csv(rows, "v5.csv", COLUMNS_V5)], format="markdown")
+    assert rep.rows[["host_syncs", "device_ms"]].isna().all(axis=None)
+    assert rep.summary["time_ms"].tolist() == [1.5]
+    assert rep.summary[["device_ms", "host_syncs", "host_share"]].isna().all(axis=None)
+    assert rep.host_shares.empty and "share" not in rep.render()  # no table, no word of it

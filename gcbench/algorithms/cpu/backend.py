@@ -4,8 +4,10 @@ reduction and balancing passes run their numba steps."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any
 
@@ -56,6 +58,9 @@ class CpuBackend:
 
     def clock(self) -> PerfClock:
         return PerfClock()
+
+    def watch(self) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()  # a CPU algorithm has no device to wait for
 
     def finish(
         self, graph: Graph | Pattern, handle: Any, coloring: Coloring

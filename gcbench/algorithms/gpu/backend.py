@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -69,6 +70,9 @@ class GpuBackend:
 
     def clock(self) -> runtime.EventClock:
         return runtime.EventClock()
+
+    def watch(self) -> AbstractContextManager[runtime.HostWatch]:
+        return runtime.watch()
 
     def finish(
         self, graph: Graph | Pattern, handle: DeviceInput, coloring: Coloring

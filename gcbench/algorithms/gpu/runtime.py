@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -149,7 +149,8 @@ def compile_options(defines: Defines = ()) -> tuple[str, ...]:
 # defines: one Python definition, the kernel's ``#ifndef NAME / #define NAME <default>`` only
 # for a compile without them (CI's nvcc -ptx), and tests/algorithms/gpu/test_kernel_constants.py
 # checks those defaults against these values. COMMON_DEFINES are common.cuh's, for every family.
-COMMON_DEFINES: dict[str, int] = {"GCB_UNCOLORED": UNCOLORED}
+SLOT_WIDTH = 2  # ints per slot of a round's counters (gpu/slots.py, GCB_SLOT_WIDTH)
+COMMON_DEFINES: dict[str, int] = {"GCB_UNCOLORED": UNCOLORED, "GCB_SLOT_WIDTH": SLOT_WIDTH}
 _COMMON: Defines = tuple(sorted(COMMON_DEFINES.items()))
 _SHARED: dict[str, Defines] = {}
 
@@ -410,6 +411,84 @@ class RoundTrip:
             int(self.one[0])
             times.append((time.perf_counter() - start) * 1e6)
         return sorted(times)[len(times) // 2]
+
+
+class HostWatch:
+    """The host's blocking reads during one timed call, and the device idle time they caused:
+    each :func:`read_back` is bracketed by two events, the first stamped when the device has run
+    out of work, the second when the host enqueues again after the read (docs/decisions.md,
+    "Rounds without the host")."""
+
+    def __init__(self) -> None:
+        self.syncs: int | None = 0  # None: the call made waits it could not count
+        self.gaps: list[tuple[Any, Any]] = []
+
+    def idle_ms(self) -> float | None:
+        """The device's idle time inside the gaps (call once the timed region has ended); None
+        where the waits were not all counted."""
+        if self.syncs is None:
+            return None
+        elapsed = cupy().cuda.get_elapsed_time
+        return float(sum(elapsed(pause, resume) for pause, resume in self.gaps))
+
+    def count(self, gap: tuple[Any, Any] | None) -> None:
+        if self.syncs is not None:
+            self.syncs += 1
+            if gap is not None:
+                self.gaps.append(gap)
+
+
+_WATCHES: list[HostWatch] = []
+
+
+@contextlib.contextmanager
+def watch() -> Iterator[HostWatch]:
+    """Count the blocking reads (and their idle gaps) made inside the ``with`` block."""
+    watching = HostWatch()
+    _WATCHES.append(watching)
+    try:
+        yield watching
+    finally:
+        _WATCHES.remove(watching)
+
+
+T = TypeVar("T")
+
+
+def synced(call: Callable[[], T]) -> T:
+    """``call()``, a step that waits for the device (a read back, a library call that returns a
+    count to the host, a CuPy operation whose result's size the host must learn): how GPU code
+    inside a coloring makes one, so that the timing protocol counts it (``host_syncs``) and
+    takes the device's idle time out of ``device_ms``."""
+    if not _WATCHES:
+        return call()
+    cp = cupy()
+    pause, resume = cp.cuda.Event(), cp.cuda.Event()
+    pause.record()
+    result = call()
+    resume.record()
+    _WATCHES[-1].count((pause, resume))
+    return result
+
+
+def read_back(array: Any) -> np.ndarray:
+    """``array`` on the host, waiting for the device (:func:`synced`)."""
+    return synced(array.get)
+
+
+def count_wait() -> None:
+    """Count one blocking wait that leaves the device busy (a spin on host memory the device
+    writes while later work is queued): a host sync with no idle gap."""
+    if _WATCHES:
+        _WATCHES[-1].count(None)
+
+
+def uncounted() -> None:
+    """Say that the call waits for the device in ways it does not count (host-planned passes
+    over CuPy operations that read sizes back): its ``host_syncs`` and ``device_ms`` are left
+    unmeasured rather than wrong."""
+    if _WATCHES:
+        _WATCHES[-1].syncs = None
 
 
 @contextlib.contextmanager
