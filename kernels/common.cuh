@@ -32,6 +32,28 @@ __device__ __forceinline__ void gcb_count(int* __restrict__ counter, bool flag)
     if (lane == leader && mask) atomicAdd(counter, __popc(mask));
 }
 
+// Device-driven rounds (docs/decisions.md, "Rounds without the host"; gcbench/algorithms/gpu/
+// slots.py). Pass p of a round-based algorithm reads slot p of its counters (`before`: what pass
+// p - 1 left, GCB_SLOT_WIDTH ints, the first of which ends the coloring at 0) and counts what it
+// leaves into slot p + 1 (zeroed beforehand). Every kernel of the pass starts with gcb_open and
+// returns at once when it is false, so passes launched after the last one change nothing.
+// Thread 0 copies the slot to `mirror`, pinned host memory the host polls, so the host learns
+// what pass p - 1 left without a blocking read; the count is written last, after a system
+// fence, as the host takes the slot once its count is there.
+#ifndef GCB_SLOT_WIDTH
+#define GCB_SLOT_WIDTH 2
+#endif
+__device__ __forceinline__ bool gcb_open(const int* __restrict__ before, int* __restrict__ mirror)
+{
+    const int left = before[0];
+    if (gcb_tid() == 0) {
+        for (int i = 1; i < GCB_SLOT_WIDTH; i++) mirror[i] = before[i];
+        __threadfence_system();
+        *(volatile int*)mirror = left;
+    }
+    return left != 0;
+}
+
 // A keyed 32-bit hash, a bijection of x for every key (so distinct vertices never tie).
 // Used wherever an algorithm needs seeded pseudo-random values computed on the fly.
 __device__ __forceinline__ unsigned int gcb_mix(unsigned int x, unsigned int key)

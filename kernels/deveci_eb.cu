@@ -4,13 +4,14 @@
 // list's compaction (eb-er, fused into ForbidColors); cs_finish turns the color sets' one-hot
 // colors into plain ones at the end. Every kernel is a grid-stride loop.
 //
-// Termination: the launcher counts the vertices still uncolored after DetectConflicts into
-// counters[GCB_EB_C_UNCOLORED] (AssignColors adds the ones that found no color,
-// DetectConflicts the ones it uncolors); eb-er's ForbidColors counts the edges it keeps into
-// counters[GCB_EB_C_KEPT]. AssignColors zeroes the counters of the next round (a triple buffer
-// of GCB_EB_COUNTERS ints each). The slots are deveci.Counter in gcbench/algorithms/gpu/deveci.py,
-// passed to every compile as -D defines; the defaults below serve a compile without them (CI's
-// nvcc -ptx), and tests/algorithms/gpu/test_kernel_constants.py checks that they agree.
+// Termination: a round counts the vertices still uncolored after DetectConflicts into its slot's
+// left[GCB_EB_C_UNCOLORED] (AssignColors adds the ones that found no color, DetectConflicts the
+// ones it uncolors); eb-er's ForbidColors counts the edges it keeps into left[GCB_EB_C_KEPT],
+// the next round's edge count. Every kernel of a round is gated by its slot (`before`, what the
+// last round left: gcb_open in common.cuh). The fields are deveci.Counter in
+// gcbench/algorithms/gpu/deveci.py, passed to every compile as -D defines; the defaults below
+// serve a compile without them (CI's nvcc -ptx), and tests/algorithms/gpu/test_kernel_constants.py
+// checks that they agree.
 //
 // Compile-time parameters of the color-set kernels (cs_*, tent_*):
 //   GCB_EB_WIDTH        colors per color set (32 for eb-cs; 31 with tentative colors, whose
@@ -41,11 +42,8 @@ static_assert(!GCB_EB_TENTATIVE || GCB_EB_WIDTH <= 31, "tentative colors need th
 #ifndef GCB_EB_C_KEPT
 #define GCB_EB_C_KEPT 1
 #endif
-#ifndef GCB_EB_COUNTERS
-#define GCB_EB_COUNTERS 2
-#endif
-static_assert(GCB_EB_C_UNCOLORED < GCB_EB_COUNTERS && GCB_EB_C_KEPT < GCB_EB_COUNTERS,
-              "a round's counters hold both slots");
+static_assert(GCB_EB_C_UNCOLORED == 0 && GCB_EB_C_KEPT < GCB_SLOT_WIDTH,
+              "a slot holds both fields, the uncolored count first (it ends the coloring)");
 
 #define GCB_EB_MASK (GCB_EB_WIDTH == 32 ? 0xffffffffu : ((1u << (GCB_EB_WIDTH % 32)) - 1u))
 #define GCB_EB_SIGN 0x80000000u
@@ -57,12 +55,6 @@ __device__ __forceinline__ unsigned int eb_first_free(const unsigned int banned)
     return free & (0u - free);
 }
 
-// Zero the counters the next round uses (read by the host before this round started).
-__device__ __forceinline__ void eb_clear(int* __restrict__ clear)
-{
-    if (gcb_tid() == 0) clear[GCB_EB_C_UNCOLORED] = clear[GCB_EB_C_KEPT] = 0;
-}
-
 // ------------------------------------------------------------------------------------- eb
 // Plain colors (int, -1 uncolored) and the unbounded forbidden array: vertex v owns deg(v) + 1
 // flags at indptr[v] + v, set once a colored neighbour shows that color (never cleared: a
@@ -70,9 +62,9 @@ __device__ __forceinline__ void eb_clear(int* __restrict__ clear)
 
 extern "C" __global__ void eb_assign(const int n, const int* __restrict__ indptr, int* colors,
                                      const unsigned char* __restrict__ forbidden,
-                                     int* __restrict__ clear)
+                                     const int* __restrict__ before, int* __restrict__ mirror)
 {
-    eb_clear(clear);
+    if (!gcb_open(before, mirror)) return;
     for (int v = gcb_tid(); v < n; v += gcb_stride()) {
         if (colors[v] >= 0) continue;
         const unsigned char* __restrict__ mine = forbidden + (long long)indptr[v] + v;
@@ -83,8 +75,10 @@ extern "C" __global__ void eb_assign(const int n, const int* __restrict__ indptr
 }
 
 extern "C" __global__ void eb_detect(const int* __restrict__ count, const int2* __restrict__ edges,
-                                     int* colors, int* __restrict__ counters)
+                                     int* colors, const int* __restrict__ before,
+                                     int* __restrict__ left, int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
     const int m = *count;
     for (int i = gcb_tid(); i < m; i += gcb_stride()) {
         const int2 e = edges[i];
@@ -92,7 +86,7 @@ extern "C" __global__ void eb_detect(const int* __restrict__ count, const int2* 
         bool uncolored = false;
         if (c >= 0 && c == colors[e.y])
             uncolored = atomicCAS(colors + e.x, c, GCB_UNCOLORED) == c;
-        gcb_count(counters + GCB_EB_C_UNCOLORED, uncolored);
+        gcb_count(left + GCB_EB_C_UNCOLORED, uncolored);
     }
 }
 
@@ -108,8 +102,10 @@ __device__ __forceinline__ void eb_forbid_one(const int v, const int c,
 extern "C" __global__ void eb_forbid(const int* __restrict__ count, const int2* __restrict__ edges,
                                      const int* __restrict__ colors,
                                      const int* __restrict__ indptr,
-                                     unsigned char* __restrict__ forbidden)
+                                     unsigned char* __restrict__ forbidden,
+                                     const int* __restrict__ before, int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
     const int m = *count;
     for (int i = gcb_tid(); i < m; i += gcb_stride()) {
         const int2 e = edges[i];
@@ -127,10 +123,11 @@ extern "C" __global__ void eb_forbid(const int* __restrict__ count, const int2* 
 
 extern "C" __global__ void cs_assign(const int n, unsigned int* colors, int* __restrict__ sets,
                                      unsigned int* __restrict__ vf,
-                                     unsigned int* __restrict__ tv, int* __restrict__ counters,
-                                     int* __restrict__ clear)
+                                     unsigned int* __restrict__ tv,
+                                     const int* __restrict__ before, int* __restrict__ left,
+                                     int* __restrict__ mirror)
 {
-    eb_clear(clear);
+    if (!gcb_open(before, mirror)) return;
     for (int v = gcb_tid(); v < n; v += gcb_stride()) {
         const unsigned int c = colors[v];
         bool open = false;
@@ -151,14 +148,16 @@ extern "C" __global__ void cs_assign(const int n, unsigned int* colors, int* __r
             }
             if (GCB_EB_TENTATIVE) tv[v] = 0;
         }
-        gcb_count(counters + GCB_EB_C_UNCOLORED, open);
+        gcb_count(left + GCB_EB_C_UNCOLORED, open);
     }
 }
 
 extern "C" __global__ void cs_detect(const int* __restrict__ count, const int2* __restrict__ edges,
                                      unsigned int* colors, const int* __restrict__ sets,
-                                     int* __restrict__ counters)
+                                     const int* __restrict__ before, int* __restrict__ left,
+                                     int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
     const int m = *count;
     for (int i = gcb_tid(); i < m; i += gcb_stride()) {
         const int2 e = edges[i];
@@ -166,21 +165,21 @@ extern "C" __global__ void cs_detect(const int* __restrict__ count, const int2* 
         bool uncolored = false;
         if (c && c == colors[e.y] && sets[e.x] == sets[e.y])
             uncolored = atomicCAS(colors + e.x, c, 0u) == c;
-        gcb_count(counters + GCB_EB_C_UNCOLORED, uncolored);
+        gcb_count(left + GCB_EB_C_UNCOLORED, uncolored);
     }
 }
 
 // ForbidColors; with COMPACT (eb-er) also the edge removal of §3.2.3: an edge stays on the list
 // unless both ends are colored, or one is and its color set is not above the other end's
 // (same set: its color is now in the other's vf; lower set: the other end never comes back
-// down to it). Kept edges go to `next`, their count to counters[GCB_EB_C_KEPT].
+// down to it). Kept edges go to `next`, their count to left[GCB_EB_C_KEPT].
 template <bool COMPACT>
 __device__ __forceinline__ void cs_forbid(const int* __restrict__ count,
                                           const int2* __restrict__ edges,
                                           const unsigned int* __restrict__ colors,
                                           const int* __restrict__ sets,
                                           unsigned int* __restrict__ vf, int2* __restrict__ next,
-                                          int* __restrict__ counters)
+                                          int* __restrict__ left)
 {
     const int m = *count;
     for (int i = gcb_tid(); i < m; i += gcb_stride()) {
@@ -191,7 +190,7 @@ __device__ __forceinline__ void cs_forbid(const int* __restrict__ count,
         if (one && sx == sy) atomicOr(cx ? vf + e.y : vf + e.x, cx | cy);
         if (COMPACT) {
             const bool keep = one ? (cx ? sx > sy : sy > sx) : !cx;
-            const int slot = gcb_claim(counters + GCB_EB_C_KEPT, keep);
+            const int slot = gcb_claim(left + GCB_EB_C_KEPT, keep);
             if (keep) next[slot] = e;
         }
     }
@@ -201,8 +200,10 @@ extern "C" __global__ void cs_forbid_all(const int* __restrict__ count,
                                          const int2* __restrict__ edges,
                                          const unsigned int* __restrict__ colors,
                                          const int* __restrict__ sets,
-                                         unsigned int* __restrict__ vf)
+                                         unsigned int* __restrict__ vf,
+                                         const int* __restrict__ before, int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
     cs_forbid<false>(count, edges, colors, sets, vf, nullptr, nullptr);
 }
 
@@ -211,9 +212,12 @@ extern "C" __global__ void cs_forbid_compact(const int* __restrict__ count,
                                              const unsigned int* __restrict__ colors,
                                              const int* __restrict__ sets,
                                              unsigned int* __restrict__ vf,
-                                             int2* __restrict__ next, int* __restrict__ counters)
+                                             int2* __restrict__ next,
+                                             const int* __restrict__ before,
+                                             int* __restrict__ left, int* __restrict__ mirror)
 {
-    cs_forbid<true>(count, edges, colors, sets, vf, next, counters);
+    if (!gcb_open(before, mirror)) return;
+    cs_forbid<true>(count, edges, colors, sets, vf, next, left);
 }
 
 // TentativeColor (§3.2.2) on edges whose ends share a color set and are both not solid:
@@ -224,8 +228,10 @@ extern "C" __global__ void tent_color(const int* __restrict__ count,
                                       const int2* __restrict__ edges, unsigned int* colors,
                                       const int* __restrict__ sets,
                                       const unsigned int* __restrict__ vf,
-                                      unsigned int* __restrict__ tv)
+                                      unsigned int* __restrict__ tv,
+                                      const int* __restrict__ before, int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
     const int m = *count;
     for (int i = gcb_tid(); i < m; i += gcb_stride()) {
         const int2 e = edges[i];

@@ -5,7 +5,9 @@
 // join two vertices of the list: a vertex off the list is final and every list vertex saw it.
 // The next list comes by atomic append (vb_detect_append) or by flags, a prefix sum and
 // vb_scatter (conflicts=scan, §3.1.1). Colors are int, GCB_UNCOLORED (-1) uncolored. Every
-// kernel is a grid-stride loop, so any launch shape works.
+// kernel is a grid-stride loop, so any launch shape works. A round's kernels read the length of
+// its list from its slot (before[0]: what the last round left, gcb_open in common.cuh) and the
+// next list's length goes to the next slot (left[0]), so the host never needs to know it.
 #include "common.cuh"
 
 // Neighbours are read GCB_VB_BATCH at a time, all loads issued before any is used, so a
@@ -35,13 +37,14 @@ __device__ __forceinline__ bool vb_any(const int) { return true; }
 // vb: the unbounded forbidden array. Vertex v owns deg(v) + 1 stamps at indptr[v] + v (its
 // smallest free color is at most deg(v), so that is all it can need); a stamp equal to this
 // round's `stamp` marks a color as used, so nothing is ever cleared.
-extern "C" __global__ void vb_assign(const int count, const int* __restrict__ list,
+extern "C" __global__ void vb_assign(const int* __restrict__ list,
                                      const int* __restrict__ indptr,
                                      const int* __restrict__ indices, int* colors,
                                      int* __restrict__ stamps, const int stamp,
-                                     int* __restrict__ next_count)
+                                     const int* __restrict__ before, int* __restrict__ mirror)
 {
-    if (gcb_tid() == 0) *next_count = 0;  // the list DetectConflicts builds next
+    if (!gcb_open(before, mirror)) return;
+    const int count = before[0];
     for (int i = gcb_tid(); i < count; i += gcb_stride()) {
         const int v = list[i];
         const int begin = indptr[v], end = indptr[v + 1], degree = end - begin;
@@ -61,12 +64,13 @@ extern "C" __global__ void vb_assign(const int count, const int* __restrict__ li
 
 // vb-bit: the fixed forbidden optimisation. A 64-bit map of the colors [offset, offset + 64)
 // the neighbours use; the scan stops once the map is full and the window slides by 64.
-extern "C" __global__ void vbbit_assign(const int count, const int* __restrict__ list,
+extern "C" __global__ void vbbit_assign(const int* __restrict__ list,
                                         const int* __restrict__ indptr,
                                         const int* __restrict__ indices, int* colors,
-                                        int* __restrict__ next_count)
+                                        const int* __restrict__ before, int* __restrict__ mirror)
 {
-    if (gcb_tid() == 0) *next_count = 0;
+    if (!gcb_open(before, mirror)) return;
+    const int count = before[0];
     for (int i = gcb_tid(); i < count; i += gcb_stride()) {
         const int v = list[i];
         const int begin = indptr[v], end = indptr[v + 1];
@@ -111,33 +115,46 @@ __device__ __forceinline__ bool vb_conflict(const int v, const int* __restrict__
 }
 
 // conflicts=atomic: the next list by warp-aggregated atomic append.
-extern "C" __global__ void vb_detect_append(const int count, const int* __restrict__ list,
+extern "C" __global__ void vb_detect_append(const int* __restrict__ list,
                                             const int* __restrict__ indptr,
                                             const int* __restrict__ indices, int* colors,
-                                            int* __restrict__ next, int* __restrict__ next_count)
+                                            int* __restrict__ next,
+                                            const int* __restrict__ before,
+                                            int* __restrict__ left, int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
+    const int count = before[0];
     for (int i = gcb_tid(); i < count; i += gcb_stride()) {
         const int v = list[i];
-        gcb_append(next, next_count, vb_conflict(v, indptr, indices, colors), v);
+        gcb_append(next, left, vb_conflict(v, indptr, indices, colors), v);
     }
 }
 
 // conflicts=scan: flag[i] = 1 where list entry i conflicts; the launcher prefix-sums the flags
 // and vb_scatter writes the next list in list order.
-extern "C" __global__ void vb_detect_flag(const int count, const int* __restrict__ list,
+extern "C" __global__ void vb_detect_flag(const int* __restrict__ list,
                                           const int* __restrict__ indptr,
                                           const int* __restrict__ indices, int* colors,
-                                          int* __restrict__ flags)
+                                          int* __restrict__ flags, const int* __restrict__ before,
+                                          int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
+    const int count = before[0];
     for (int i = gcb_tid(); i < count; i += gcb_stride())
         flags[i] = vb_conflict(list[i], indptr, indices, colors);
 }
 
-// next[position[i] - 1] = list[i] where flags[i] (position = inclusive prefix sum of flags).
-extern "C" __global__ void vb_scatter(const int count, const int* __restrict__ list,
+// next[position[i] - 1] = list[i] where flags[i] (position = inclusive prefix sum of flags);
+// the next list's length, position[count - 1], to the next slot.
+extern "C" __global__ void vb_scatter(const int* __restrict__ list,
                                       const int* __restrict__ flags,
-                                      const int* __restrict__ position, int* __restrict__ next)
+                                      const int* __restrict__ position, int* __restrict__ next,
+                                      const int* __restrict__ before, int* __restrict__ left,
+                                      int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
+    const int count = before[0];
+    if (gcb_tid() == 0) *left = position[count - 1];
     for (int i = gcb_tid(); i < count; i += gcb_stride())
         if (flags[i]) next[position[i] - 1] = list[i];
 }

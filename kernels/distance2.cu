@@ -5,7 +5,9 @@
 // the pattern of A + I, so distance-1 neighbours are among them: kokkos-kernels issue #624).
 // Colors are int, GCB_UNCOLORED (-1) uncolored. Every kernel is a grid-stride loop over whole
 // warps (d2_each), so a launch's block size must be a multiple of 32, and every loop is bounded
-// by a CSR range or by the n_cols colors a column can ever need.
+// by a CSR range or by the n_cols colors a column can ever need. A round's kernels are gated by
+// its slot (`before`, what the last round left: gcb_open in common.cuh); a worklist's length is
+// read on the device, never by the host.
 #include "common.cuh"
 
 // What gcbench/algorithms/gpu/distance2.py shares with these kernels (its WIDTH and Slot), passed
@@ -19,6 +21,21 @@
 #endif
 #ifndef GCB_D2_C_DEFERRED
 #define GCB_D2_C_DEFERRED 1
+#endif
+#ifndef GCB_D2_S_COUNT
+#define GCB_D2_S_COUNT 2
+#endif
+#ifndef GCB_D2_S_BASE
+#define GCB_D2_S_BASE 3
+#endif
+#ifndef GCB_D2_S_CURRENT
+#define GCB_D2_S_CURRENT 4
+#endif
+#ifndef GCB_D2_S_FOLLOWING
+#define GCB_D2_S_FOLLOWING 5
+#endif
+#ifndef GCB_D2_S_WAITING
+#define GCB_D2_S_WAITING 6
 #endif
 static_assert(GCB_D2_WIDTH == 64, "a color window is one 64-bit forbidden mask");
 
@@ -224,16 +241,17 @@ __device__ __forceinline__ bool d2_row_is_long(const int r, const int* __restric
 // and every worklist column read its color, so a conflict joins two columns of this round, and
 // the smallest colored column of the round keeps its color: each round fixes one color at least.
 
-// Speculative coloring of the worklist; also zeroes the count that vb_detect appends to.
-extern "C" __global__ void vb_color(const int count, const int* __restrict__ list,
-                                    const int* __restrict__ col_ptr,
+// Speculative coloring of the worklist (its length: before[0]).
+extern "C" __global__ void vb_color(const int* __restrict__ list, const int* __restrict__ col_ptr,
                                     const int* __restrict__ col_rows,
                                     const int* __restrict__ row_ptr,
                                     const int* __restrict__ row_cols, int* colors, const int n_cols,
-                                    const int wide, int* __restrict__ next_count)
+                                    const int wide, const int* __restrict__ before,
+                                    int* __restrict__ mirror)
 {
     extern __shared__ unsigned int d2_shared[];  // one wide window per warp
-    if (gcb_tid() == 0) *next_count = 0;
+    if (!gcb_open(before, mirror)) return;
+    const int count = before[0];
     d2_each(
         count, list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
         [&](int c) {
@@ -270,14 +288,16 @@ extern "C" __global__ void vb_color(const int count, const int* __restrict__ lis
 
 // Conflict detection: a worklist column sharing its color with a smaller distance-2 neighbour
 // is uncolored; the uncolored worklist columns (and any that found no window) form the next
-// worklist, by warp-aggregated atomic append.
-extern "C" __global__ void vb_detect(const int count, const int* __restrict__ list,
-                                     const int* __restrict__ col_ptr,
+// worklist, by warp-aggregated atomic append; its length to the next slot.
+extern "C" __global__ void vb_detect(const int* __restrict__ list, const int* __restrict__ col_ptr,
                                      const int* __restrict__ col_rows,
                                      const int* __restrict__ row_ptr,
                                      const int* __restrict__ row_cols, int* colors,
-                                     int* __restrict__ next, int* __restrict__ next_count)
+                                     int* __restrict__ next, const int* __restrict__ before,
+                                     int* __restrict__ left, int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
+    const int count = before[0];
     d2_each(
         count, list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
         [&](int c) {
@@ -300,7 +320,7 @@ extern "C" __global__ void vb_detect(const int count, const int* __restrict__ li
             if (lost && owner) colors[c] = GCB_UNCOLORED;
             return lost;
         },
-        [&](int c, bool again) { gcb_append(next, next_count, again, c); });
+        [&](int c, bool again) { gcb_append(next, left, again, c); });
 }
 
 // ------------------------------------------------------------------------------------ nb-bit
@@ -320,13 +340,30 @@ extern "C" __global__ void vb_detect(const int count, const int* __restrict__ li
 // round keeps its color in every row. A round colors none for good only when every worklist
 // column was deferred; the next round starts a window no column has a color in, so its masks
 // are empty and it colors some: at most 2 rounds per column.
+//
+// The window, the worklist's length and which of the three lists is the worklist, the next
+// worklist and the deferred list live on the device, in `state` (the GCB_D2_S_ slots, beside the
+// two counts GCB_D2_C_): nb_advance, one thread at the end of a round, moves them on as the host
+// did, so the rounds need no host decision.
+
+// The list `state` says holds `role`.
+__device__ __forceinline__ int* nb_list(const int* __restrict__ state, const int role, int* a,
+                                        int* b, int* c)
+{
+    const int which = state[role];
+    return which == 0 ? a : which == 1 ? b : c;
+}
 
 // forbidden[r] = the window colors of row r's columns.
 extern "C" __global__ void nb_refresh(const int n_rows, const int* __restrict__ row_ptr,
                                       const int* __restrict__ row_cols,
-                                      const int* __restrict__ colors, const int base,
-                                      d2_mask* __restrict__ forbidden)
+                                      const int* __restrict__ colors,
+                                      const int* __restrict__ state,
+                                      d2_mask* __restrict__ forbidden,
+                                      const int* __restrict__ before, int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
+    const int base = state[GCB_D2_S_BASE];
     d2_each(
         n_rows, nullptr, [&](int r) { return d2_row_is_long(r, row_ptr); },
         [&](int r) {
@@ -349,13 +386,16 @@ extern "C" __global__ void nb_refresh(const int n_rows, const int* __restrict__ 
 }
 
 // Each worklist column: the lowest color free in its rows' masks, ORed into them; or
-// GCB_D2_DEFERRED when the window is full. Also zeroes the count nb_compact appends to.
-extern "C" __global__ void nb_color(const int count, const int* __restrict__ list,
+// GCB_D2_DEFERRED when the window is full.
+extern "C" __global__ void nb_color(int* lists0, int* lists1, int* lists2,
                                     const int* __restrict__ col_ptr,
                                     const int* __restrict__ col_rows, int* __restrict__ colors,
-                                    const int base, d2_mask* forbidden, int* __restrict__ counters)
+                                    const int* __restrict__ state, d2_mask* forbidden,
+                                    const int* __restrict__ before, int* __restrict__ mirror)
 {
-    if (gcb_tid() == 0) counters[GCB_D2_C_NEXT] = 0;
+    if (!gcb_open(before, mirror)) return;
+    const int count = state[GCB_D2_S_COUNT], base = state[GCB_D2_S_BASE];
+    const int* list = nb_list(state, GCB_D2_S_CURRENT, lists0, lists1, lists2);
     d2_each(
         count, list, [&](int c) { return col_ptr[c + 1] - col_ptr[c] >= GCB_D2_LONG; },
         [&](int c) {
@@ -396,8 +436,11 @@ extern "C" __global__ void nb_color(const int count, const int* __restrict__ lis
 // a color seen in an earlier chunk.
 extern "C" __global__ void nb_conflicts(const int n_rows, const int* __restrict__ row_ptr,
                                         const int* __restrict__ row_cols, int* colors,
-                                        const int base)
+                                        const int* __restrict__ state,
+                                        const int* __restrict__ before, int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
+    const int base = state[GCB_D2_S_BASE];
     d2_each(
         n_rows, nullptr, [&](int r) { return d2_row_is_long(r, row_ptr); },
         [&](int r) {
@@ -433,16 +476,45 @@ extern "C" __global__ void nb_conflicts(const int n_rows, const int* __restrict_
 
 // The worklist's uncolored columns to `next` (this window's next round), its deferred ones to
 // `deferred` (the next window's worklist, which grows over the window's rounds).
-extern "C" __global__ void nb_compact(const int count, const int* __restrict__ list,
-                                      const int* __restrict__ colors, int* __restrict__ next,
-                                      int* __restrict__ deferred, int* __restrict__ counters)
+extern "C" __global__ void nb_compact(int* lists0, int* lists1, int* lists2,
+                                      const int* __restrict__ colors, int* __restrict__ state,
+                                      const int* __restrict__ before, int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
+    const int count = state[GCB_D2_S_COUNT];
+    const int* list = nb_list(state, GCB_D2_S_CURRENT, lists0, lists1, lists2);
+    int* next = nb_list(state, GCB_D2_S_FOLLOWING, lists0, lists1, lists2);
+    int* deferred = nb_list(state, GCB_D2_S_WAITING, lists0, lists1, lists2);
     for (int i = gcb_tid(); i < count; i += gcb_stride()) {
         const int c = list[i];
         const int color = colors[c];
-        gcb_append(next, &counters[GCB_D2_C_NEXT], color == GCB_UNCOLORED, c);
-        gcb_append(deferred, &counters[GCB_D2_C_DEFERRED], color == GCB_D2_DEFERRED, c);
+        gcb_append(next, &state[GCB_D2_C_NEXT], color == GCB_UNCOLORED, c);
+        gcb_append(deferred, &state[GCB_D2_C_DEFERRED], color == GCB_D2_DEFERRED, c);
     }
+}
+
+// The end of a round, one thread: what it left (retry + waiting) to the next slot, then the next
+// round's worklist: the columns to retry in this window, else the deferred ones in the next window
+// (the old worklist becomes the deferred list), else nothing.
+extern "C" __global__ void nb_advance(int* __restrict__ state, const int* __restrict__ before,
+                                      int* __restrict__ left, int* __restrict__ mirror)
+{
+    if (!gcb_open(before, mirror) || gcb_tid() != 0) return;
+    const int retry = state[GCB_D2_C_NEXT], waiting = state[GCB_D2_C_DEFERRED];
+    left[0] = retry + waiting;
+    const int current = state[GCB_D2_S_CURRENT];
+    if (retry) {
+        state[GCB_D2_S_CURRENT] = state[GCB_D2_S_FOLLOWING];
+        state[GCB_D2_S_FOLLOWING] = current;
+        state[GCB_D2_S_COUNT] = retry;
+    } else if (waiting) {
+        state[GCB_D2_S_CURRENT] = state[GCB_D2_S_WAITING];
+        state[GCB_D2_S_WAITING] = current;
+        state[GCB_D2_S_COUNT] = waiting;
+        state[GCB_D2_S_BASE] += GCB_D2_WIDTH;
+        state[GCB_D2_C_DEFERRED] = 0;
+    }
+    state[GCB_D2_C_NEXT] = 0;
 }
 
 // ------------------------------------------------------------------------------------- jp-d2
@@ -454,8 +526,7 @@ extern "C" __global__ void nb_compact(const int count, const int* __restrict__ l
 // serial greedy in rank order, column for column (gcbench/algorithms/cpu/greedy_d2.py). A full
 // window stays full as colors are only added, so a column that moved its window past one would
 // find it full in the serial order too. The lowest-ranked uncolored column colors in every
-// round. Appends the waiting columns to `next` (count in *next_count) and zeroes *clear, the
-// count of the round after.
+// round. Appends the waiting columns to `next` (its length to the next slot: left[0]).
 //
 // Only the lower-ranked neighbours are read: their colors are c's forbidden set and their
 // being uncolored is c's wait; a higher-ranked neighbour is uncolored while c is, and is not
@@ -471,17 +542,18 @@ extern "C" __global__ void nb_compact(const int count, const int* __restrict__ l
 // memory each waiting column of it would scan its whole neighbourhood every one of them.
 
 
-extern "C" __global__ void jp_round(const int count, const int* __restrict__ list,
-                                    const int* __restrict__ col_ptr,
+extern "C" __global__ void jp_round(const int* __restrict__ list, const int* __restrict__ col_ptr,
                                     const int* __restrict__ col_rows,
                                     const int* __restrict__ row_ptr,
                                     const int* __restrict__ row_cols, const int* __restrict__ rank,
                                     int* colors, int* __restrict__ waits, const int n_cols,
-                                    const int wide, int* __restrict__ next, int* __restrict__ next_count,
-                                    int* __restrict__ clear)
+                                    const int wide, int* __restrict__ next,
+                                    const int* __restrict__ before, int* __restrict__ left,
+                                    int* __restrict__ mirror)
 {
     extern __shared__ unsigned int d2_shared[];  // one wide window per warp
-    if (gcb_tid() == 0) *clear = 0;
+    if (!gcb_open(before, mirror)) return;
+    const int count = before[0];
     const auto still_waits = [&](int c) {
         const int b = waits[c];
         return b >= 0 && colors[b] < 0;
@@ -546,7 +618,7 @@ extern "C" __global__ void jp_round(const int count, const int* __restrict__ lis
             }
             return true;
         },
-        [&](int c, bool again) { gcb_append(next, next_count, again, c); });
+        [&](int c, bool again) { gcb_append(next, left, again, c); });
 }
 
 // ---------------------------------------------------------------------------------- validation

@@ -113,18 +113,19 @@ __device__ __forceinline__ unsigned int group_scan(const Key& key, int v, int be
 }
 
 // One thread per vertex for the vertices of degree < light_limit (all of them when the
-// launcher does not balance load). Adds the vertices left uncolored to *left and zeroes *clear,
-// the other counter of the double buffer, so no memset is needed between passes.
+// launcher does not balance load). Adds the vertices left uncolored to *left, the pass's slot
+// (before, left, mirror: gcb_open in common.cuh).
 extern "C" __global__ void is_thread(const int n, const int* __restrict__ indptr,
                                      const int* __restrict__ indices, int* colors,
                                      const unsigned int* __restrict__ vals,
                                      const unsigned int offset, const unsigned int seed,
                                      const unsigned int stream, const int base,
                                      const unsigned int want, const int light_limit,
-                                     int* __restrict__ left, int* __restrict__ clear)
+                                     const int* __restrict__ before, int* __restrict__ left,
+                                     int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
     const int v = gcb_tid();
-    if (v == 0) *clear = 0;
     bool open = false;
     if (v < n && colors[v] == GCB_UNCOLORED) {
         const int begin = __ldg(indptr + v), end = __ldg(indptr + v + 1);
@@ -147,8 +148,10 @@ extern "C" __global__ void is_warp(const int* __restrict__ list, const int count
                                    const unsigned int* __restrict__ vals,
                                    const unsigned int offset, const unsigned int seed,
                                    const unsigned int stream, const int base,
-                                   const unsigned int want, int* __restrict__ left)
+                                   const unsigned int want, const int* __restrict__ before,
+                                   int* __restrict__ left, int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
     const int w = gcb_tid() >> 5, lane = threadIdx.x & 31;
     if (w >= count) return;
     const int v = __ldg(list + w);
@@ -166,8 +169,10 @@ extern "C" __global__ void is_block(const int* __restrict__ list, const int coun
                                     const unsigned int* __restrict__ vals,
                                     const unsigned int offset, const unsigned int seed,
                                     const unsigned int stream, const int base,
-                                    const unsigned int want, int* __restrict__ left)
+                                    const unsigned int want, const int* __restrict__ before,
+                                    int* __restrict__ left, int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
     const Key key(vals, n, offset, seed, stream);
     for (int i = blockIdx.x; i < count; i += gridDim.x) {
         const int v = __ldg(list + i);
@@ -217,14 +222,16 @@ extern "C" __global__ void is_random(const int n, unsigned int* __restrict__ val
     if (v < n) vals[v] = gcb_mix((unsigned int)v, seed);
 }
 
-// gunrock: float values in [0, n) for the uncolored vertices, from a counter-based hash of
+// gunrock: float values in [0, n) for the uncolored vertices (a pass's first kernel: gated), from a counter-based hash of
 // (seed, epoch, v); stored as their bits (non-negative floats order like their bit patterns).
 // equal != 0 gives every vertex the value 0: only the id tie-break can then make progress.
 extern "C" __global__ void is_random_float(const int n, unsigned int* __restrict__ vals,
                                            const int* __restrict__ colors,
                                            const unsigned int seed, const unsigned int epoch,
-                                           const int equal)
+                                           const int equal, const int* __restrict__ before,
+                                           int* __restrict__ mirror)
 {
+    if (!gcb_open(before, mirror)) return;
     const int v = gcb_tid();
     if (v >= n || colors[v] != GCB_UNCOLORED) return;
     const unsigned int h = gcb_mix((unsigned int)v, gcb_mix(epoch, seed));

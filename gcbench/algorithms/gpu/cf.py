@@ -148,7 +148,7 @@ class _Run:
             k.conflicts(grid, (b,), args)  # identity: the list (here colors) is not read
         else:
             self._list_pass(rnd, size, grid)
-        self.listed = int(s.count.get()[0])
+        self.listed = int(runtime.read_back(s.count)[0])
         return self.listed
 
     def _list_pass(self, rnd: int, size: np.int32, grid: tuple[int]) -> None:
@@ -179,9 +179,9 @@ class _Run:
         grid = (runtime.grid_for(dg.n, b),)
         common = (n, dg.indptr, colors, np.int32(WARP_DEGREE))
         k.bucket(grid, (b,), (*common, np.int32(0), slots, s.order))
-        sizes = slots.get()
+        sizes = runtime.read_back(slots)
         starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int32)
-        slots.set(starts[:-1])
+        runtime.synced(lambda: slots.set(starts[:-1]))  # from pageable memory: waits
         k.bucket(grid, (b,), (*common, np.int32(1), slots, s.order))
         for c in np.flatnonzero(sizes[2:]) + 2:  # class 0 stays where it is
             size, heavy = int(sizes[c]), bool(c % 2)

@@ -124,7 +124,8 @@ def _run(dgraph: runtime.DeviceGraph, *, block_size: int, reorder: bool = False)
     )
     fraction = ctypes.c_float(1.0)
     ncolors = ctypes.c_int(0)
-    _check(
+    # csrcolor returns its color count to host memory, so it waits for the device: one sync
+    runtime.synced(lambda: _check(
         lib.cusparseScsrcolor(
             handle,
             ctypes.c_int(dgraph.n),
@@ -140,7 +141,7 @@ def _run(dgraph: runtime.DeviceGraph, *, block_size: int, reorder: bool = False)
             per.info,
         ),
         "cusparseScsrcolor",
-    )
+    ))  # fmt: skip
     if ncolors.value == 0:
         # Seen with CUDA 13 on graphs without edges: the routine returns success, colors
         # nothing and reports 0 colors. Report that, rather than color them on its behalf.

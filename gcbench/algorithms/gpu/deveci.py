@@ -3,15 +3,17 @@
 Vertex-based, over ``kernels/deveci_vb.cu``: ``vb`` (§3.1, the unbounded forbidden array) and
 ``vb-bit`` (§3.1.2, a 64-color window; ``conflicts=atomic|scan`` builds the next conflict list
 by atomic append or by prefix sum, §3.1.1). A round colors the conflict list and detects its
-conflicts; ``trace["active"]`` is the conflict list left after each round.
+conflicts; ``trace["active"]`` is the conflict list left after each round. The list's length
+stays on the device (each round's slot: :mod:`~gcbench.algorithms.gpu.slots`).
 
 Edge-based, over ``kernels/deveci_eb.cu`` and the lower-triangle edge list that the spec's
 ``setup`` builds once per graph: ``eb`` (§3.2), ``eb-cs`` (+ color sets, §3.2.1), ``eb-tent``
 (+ tentative coloring with the report's correction, §3.2.2 and appendix) and ``eb-er``
 (+ edge removal, §3.2.3). A round is AssignColors, DetectConflicts, ForbidColors (and
 TentativeColor); ``trace["active"]`` is the edges a round works on, ``trace["uncolored"]`` the
-vertices still uncolored after it. Every round ends in one counter read. Decisions and the
-block-size study are in docs/deveci.md.
+vertices still uncolored after it. The rounds run under the host protocol ``sync``
+(:func:`gcbench.algorithms.gpu.slots.drive`; docs/decisions.md, "Rounds without the host").
+Decisions and the block-size study are in docs/deveci.md.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.gpu import runtime, slots
+from gcbench.algorithms.gpu.slots import SYNC, Slots
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, register
-from gcbench.algorithms.rounds import run_rounds
 from gcbench.errors import RoundCapError, SpecError
 
 VB_FAMILY, EB_FAMILY = "deveci_vb", "deveci_eb"
@@ -38,17 +40,17 @@ EDGES_KEY = "deveci.edges"
 
 @enum.unique
 class Counter(enum.IntEnum):
-    """The slots of an EB round's counters (``GCB_EB_C_<NAME>`` in kernels/deveci_eb.cu)."""
+    """The fields of an EB round's slot (``GCB_EB_C_<NAME>`` in kernels/deveci_eb.cu)."""
 
-    UNCOLORED = 0  # vertices still uncolored after the round
+    UNCOLORED = 0  # vertices still uncolored after the round: 0 ends the coloring
     KEPT = 1  # edges eb-er's ForbidColors kept: the next round's list
 
 
 # What kernels/deveci_eb.cu shares with this module: passed to every compile as -D defines.
-runtime.share(EB_FAMILY, GCB_EB_COUNTERS=len(Counter), **runtime.slot_defines("GCB_EB_C_", Counter))
+runtime.share(EB_FAMILY, **runtime.slot_defines("GCB_EB_C_", Counter))
 
 
-def launch(items: int, block_size: int) -> tuple[tuple[int], tuple[int]]:
+def launch_shape(items: int, block_size: int) -> tuple[tuple[int], tuple[int]]:
     """(grid, block) for a grid-stride kernel over ``items``: one thread per item, at most
     as many blocks as fill the device once."""
     grid = min(runtime.grid_for(items, block_size), runtime.persistent_grid(block_size))
@@ -59,17 +61,23 @@ def launch(items: int, block_size: int) -> tuple[tuple[int], tuple[int]]:
 
 
 def _vertex_based(
-    dg: runtime.DeviceGraph, block_size: int, algorithm: str, *, bitmap: bool, scan: bool
+    dg: runtime.DeviceGraph,
+    block_size: int,
+    algorithm: str,
+    *,
+    bitmap: bool,
+    scan: bool,
+    sync: str,
 ) -> Coloring:
     """The VB round loop. The conflict list starts as every vertex; the largest id on it
-    always keeps its color, so n rounds suffice (the cap n + 1 only guards against bugs)."""
+    always keeps its color, so n rounds suffice (the cap n + 1 only guards against bugs). The
+    list only shrinks, so the last length the host learned sizes the next launches."""
     cp = runtime.cupy()
     n = dg.n
     colors = runtime.uncolored(n)
     if n == 0:
         return Coloring(colors, 0, {"active": []})
     lists = (cp.arange(n, dtype=np.int32), cp.empty(n, dtype=np.int32))
-    next_count = runtime.scalar_counter()
     stamps = None if bitmap else cp.zeros(dg.nnz + n, dtype=np.int32)  # vb: deg(v) + 1 each
     assign = runtime.kernel(VB_FAMILY, "vbbit_assign" if bitmap else "vb_assign")
     if scan:
@@ -78,44 +86,48 @@ def _vertex_based(
         flags, position = cp.empty(n, dtype=np.int32), cp.empty(n, dtype=np.int32)
     else:
         detect = runtime.kernel(VB_FAMILY, "vb_detect_append")
-    count = n
+    counts = Slots((n, 0))
+    graph = (dg.indptr, dg.indices, colors)
 
-    def step(rnd: int) -> int:
-        nonlocal count
+    def launch(rnd: int) -> None:
+        before, left, mirror = counts.args(rnd)
         current, following = lists[rnd % 2], lists[1 - rnd % 2]
-        grid, block = launch(count, block_size)
-        graph = (dg.indptr, dg.indices, colors)
+        bound = counts.smallest(n)
+        grid, block = launch_shape(bound, block_size)
         forbidden = () if bitmap else (stamps, np.int32(rnd + 1))  # this round's stamp
-        assign(grid, block, (np.int32(count), current, *graph, *forbidden, next_count))
+        assign(grid, block, (current, *graph, *forbidden, before, mirror))
         if scan:
-            detect(grid, block, (np.int32(count), current, *graph, flags))
-            cp.cumsum(flags[:count], dtype=np.int32, out=position[:count])
-            scatter(grid, block, (np.int32(count), current, flags, position, following))
-            count = int(position[count - 1].get())
+            detect(grid, block, (current, *graph, flags, before, mirror))
+            cp.cumsum(flags[:bound], dtype=np.int32, out=position[:bound])
+            scatter(grid, block, (current, flags, position, following, before, left, mirror))
         else:
-            detect(grid, block, (np.int32(count), current, *graph, following, next_count))
-            count = int(next_count.get()[0])
-        return count
+            detect(grid, block, (current, *graph, following, before, left, mirror))
 
-    rounds, active = run_rounds(step, cap=n + 1, algorithm=algorithm, colors=colors)
+    rounds, active = slots.drive(
+        launch, counts, cap=n + 1, algorithm=algorithm, colors=colors, sync=sync
+    )
     return Coloring(colors, rounds, {"active": active})
 
 
-def vb(dg: runtime.DeviceGraph, *, block_size: int = VB_BLOCK) -> Coloring:
+def vb(dg: runtime.DeviceGraph, *, block_size: int = VB_BLOCK, sync: str = "device") -> Coloring:
     """VB (deveci-cmu §3.1): smallest color free of the neighbours' colors, found with an
     unbounded forbidden array (deg(v) + 1 stamps per vertex, 4(nnz + n) bytes in all; CuPy's
     OutOfMemoryError, the runner's ``oom``, where that cannot be had)."""
-    return _vertex_based(dg, block_size, "vb", bitmap=False, scan=False)
+    return _vertex_based(dg, block_size, "vb", bitmap=False, scan=False, sync=sync)
 
 
 def vb_bit(
-    dg: runtime.DeviceGraph, *, block_size: int = VB_BLOCK, conflicts: str = "atomic"
+    dg: runtime.DeviceGraph,
+    *,
+    block_size: int = VB_BLOCK,
+    conflicts: str = "atomic",
+    sync: str = "device",
 ) -> Coloring:
     """VB-BIT (deveci-cmu §3.1.2): a 64-bit forbidden map over colors [offset, offset + 64),
     the window sliding by 64 when full; the next conflict list by ``conflicts`` (§3.1.1)."""
     if conflicts not in CONFLICT_LISTS:
         raise SpecError(f"vb-bit: conflicts={conflicts} is not one of atomic|scan")
-    return _vertex_based(dg, block_size, "vb-bit", bitmap=True, scan=conflicts == "scan")
+    return _vertex_based(dg, block_size, "vb-bit", bitmap=True, scan=conflicts == "scan", sync=sync)
 
 
 # -------------------------------------------------------------------------------- edge-based
@@ -156,32 +168,44 @@ def edge_round_cap(dg: runtime.DeviceGraph) -> int:
 
 
 class _Rounds:
-    """What every EB round shares: launch shapes, the triple-buffered counters
-    (:class:`Counter`) and the edge-based round loop with its traces."""
+    """What every EB round shares: launch shapes, the rounds' slots (:class:`Counter` fields:
+    what is uncolored after a round, and eb-er's kept edges) and the edge-based round loop with
+    its traces."""
 
     def __init__(self, dg: runtime.DeviceGraph, block_size: int, algorithm: str) -> None:
         self.dg, self.block_size, self.algorithm = dg, block_size, algorithm
         self.edges = edge_list(dg)
-        self.vertices = launch(dg.n, block_size)
-        # round r counts into counters[r % 3] and zeroes counters[(r + 1) % 3]; counters[r % 3]
-        # also holds the length of the list round r compacts to, which round r + 1 reads
-        self.counters = runtime.cupy().zeros((3, len(Counter)), dtype=np.int32)
-        self.processed: list[float] = []
+        self.vertices = launch_shape(dg.n, block_size)
+        self.slots = Slots((dg.n, self.edges.m))  # slot 0: all uncolored, all edges in play
 
-    def pair(self, rnd: int) -> tuple[Any, Any]:
-        """(this round's counters, the ones it clears for the next)."""
-        return self.counters[rnd % 3], self.counters[(rnd + 1) % 3]
+    def kept(self, rnd: int) -> Any:
+        """Where round ``rnd`` reads eb-er's edge count: what round ``rnd - 1`` kept (slot 0
+        holds them all)."""
+        before, _, _ = self.slots.args(rnd)
+        return np.uint64(int(before) + 4 * Counter.KEPT)
 
-    def loop(self, step: Callable[[int], int], colors: Any) -> tuple[int, dict[str, list[float]]]:
-        """Run ``step`` to completion; ``step`` appends the edges it works on to processed."""
+    def loop(
+        self, launch: Callable[[int], None], colors: Any, sync: str, *, removal: bool
+    ) -> tuple[int, dict[str, list[float]], Callable[[Coloring], None] | None]:
+        """Run the rounds ``launch`` enqueues to completion: (rounds, traces, the resolve that
+        reads eb-er's edges per round after the timed call)."""
         if self.dg.n == 0:
-            return 0, {"active": [], "uncolored": []}
+            return 0, {"active": [], "uncolored": []}, None
         cap = edge_round_cap(self.dg)
-        rounds, left = run_rounds(step, cap=cap, algorithm=self.algorithm, colors=colors)
-        return rounds, {"active": self.processed, "uncolored": left}
+        rounds, left = slots.drive(
+            launch, self.slots, cap=cap, algorithm=self.algorithm, colors=colors, sync=sync
+        )
+        if not removal:
+            return rounds, {"active": [float(self.edges.m)] * rounds, "uncolored": left}, None
+
+        def resolve(coloring: Coloring) -> None:
+            kept = self.slots.series(rounds - 1, Counter.KEPT)  # what rounds 1.. work on
+            coloring.trace["active"] = [float(self.edges.m), *kept]
+
+        return rounds, {"uncolored": left}, resolve
 
 
-def eb(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK) -> Coloring:
+def eb(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = "device") -> Coloring:
     """EB (deveci-cmu §3.2): plain int colors and the unbounded forbidden array (deg(v) + 1
     flags per vertex, set by ForbidColors and kept, as colored vertices are final)."""
     cp = runtime.cupy()
@@ -192,17 +216,16 @@ def eb(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK) -> Coloring:
     detect = runtime.kernel(EB_FAMILY, "eb_detect")
     forbid = runtime.kernel(EB_FAMILY, "eb_forbid")
     edges = rounds.edges
-    grid, block = launch(edges.m, block_size)
+    grid, block = launch_shape(edges.m, block_size)
 
-    def step(rnd: int) -> int:
-        mine, clear = rounds.pair(rnd)
-        rounds.processed.append(float(edges.m))
-        assign(*rounds.vertices, (np.int32(dg.n), dg.indptr, colors, forbidden, clear))
-        detect(grid, block, (edges.count, edges.pairs, colors, mine))
-        forbid(grid, block, (edges.count, edges.pairs, colors, dg.indptr, forbidden))
-        return int(mine[Counter.UNCOLORED].get())
+    def launch(rnd: int) -> None:
+        before, left, mirror = rounds.slots.args(rnd)
+        assign(*rounds.vertices, (np.int32(dg.n), dg.indptr, colors, forbidden, before, mirror))
+        detect(grid, block, (edges.count, edges.pairs, colors, before, left, mirror))
+        forbid(grid, block, (edges.count, edges.pairs, colors, dg.indptr, forbidden, before,
+                             mirror))  # fmt: skip
 
-    iterations, trace = rounds.loop(step, colors)
+    iterations, trace, _ = rounds.loop(launch, colors, sync, removal=False)
     return Coloring(colors, iterations, trace)
 
 
@@ -214,10 +237,12 @@ def _color_sets(
     width: int,
     tentative: bool,
     removal: bool,
+    sync: str,
     paper_reset: bool = False,
 ) -> Coloring:
     """The color-set round loop shared by eb-cs, eb-tent and eb-er (one-hot colors within
-    sets of ``width``; see kernels/deveci_eb.cu)."""
+    sets of ``width``; see kernels/deveci_eb.cu). eb-er's rounds read their edge list's length
+    from the slot the last round kept it in, so the host never reads it."""
     cp = runtime.cupy()
     rounds = _Rounds(dg, block_size, algorithm)
     defines = {
@@ -235,30 +260,28 @@ def _color_sets(
     vf, tv = cp.zeros(dg.n, dtype=np.uint32), cp.zeros(dg.n, dtype=np.uint32)
     assign, detect, tent = kernel("cs_assign"), kernel("cs_detect"), kernel("tent_color")
     forbid = kernel("cs_forbid_compact" if removal else "cs_forbid_all")
-    pairs = rounds.edges.pairs
-    buffers = (cp.empty_like(pairs), cp.empty_like(pairs)) if removal else ()
-    current = (rounds.edges.count, rounds.edges.pairs, rounds.edges.m)
+    edges = rounds.edges
+    buffers = (cp.empty_like(edges.pairs), cp.empty_like(edges.pairs)) if removal else ()
+    grid, block = launch_shape(edges.m, block_size)  # grid-stride: eb-er's lists only shrink
 
-    def step(rnd: int) -> int:
-        nonlocal current
-        count, pairs, m = current
-        mine, clear = rounds.pair(rnd)
-        rounds.processed.append(float(m))
-        grid, block = launch(m, block_size)
-        assign(*rounds.vertices, (n, colors, sets, vf, tv, mine, clear))
-        detect(grid, block, (count, pairs, colors, sets, mine))
+    def launch(rnd: int) -> None:
+        before, left, mirror = rounds.slots.args(rnd)
+        if removal:
+            count = rounds.kept(rnd)
+            pairs = edges.pairs if rnd == 0 else buffers[(rnd - 1) % 2]
+        else:
+            count, pairs = edges.count, edges.pairs
+        gate = (before, mirror)
+        assign(*rounds.vertices, (n, colors, sets, vf, tv, before, left, mirror))
+        detect(grid, block, (count, pairs, colors, sets, before, left, mirror))
         if removal:
             kept = buffers[rnd % 2]
-            forbid(grid, block, (count, pairs, colors, sets, vf, kept, mine))
-            count, pairs = mine[Counter.KEPT : Counter.KEPT + 1], kept
+            forbid(grid, block, (count, pairs, colors, sets, vf, kept, before, left, mirror))
+            count, pairs = np.uint64(int(left) + 4 * Counter.KEPT), kept
         else:
-            forbid(grid, block, (count, pairs, colors, sets, vf))
+            forbid(grid, block, (count, pairs, colors, sets, vf, *gate))
         if tentative:
-            tent(grid, block, (count, pairs, colors, sets, vf, tv))
-        got = mine.get()
-        left, kept_count = int(got[Counter.UNCOLORED]), int(got[Counter.KEPT])
-        current = (count, pairs, kept_count if removal else m)
-        return left
+            tent(grid, block, (count, pairs, colors, sets, vf, tv, *gate))
 
     out = cp.empty(dg.n, dtype=np.int32)
 
@@ -266,18 +289,20 @@ def _color_sets(
         kernel("cs_finish")(*rounds.vertices, (n, colors, sets, out))
 
     try:
-        iterations, trace = rounds.loop(step, out)
+        iterations, trace, resolve = rounds.loop(launch, out, sync, removal=removal)
     except RoundCapError:
         finish()  # the error's coloring shows where it stopped
         raise
     finish()
-    return Coloring(out, iterations, trace)
+    return Coloring(out, iterations, trace, resolve=resolve)
 
 
-def eb_cs(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK) -> Coloring:
+def eb_cs(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = "device") -> Coloring:
     """EB with color sets (deveci-cmu §3.2.1): one-hot 32-bit colors within a color set,
     forbidden bitmaps filled by atomic OR; a vertex whose set is full moves to the next."""
-    return _color_sets(dg, block_size, "eb-cs", width=CS_WIDTH, tentative=False, removal=False)
+    return _color_sets(
+        dg, block_size, "eb-cs", width=CS_WIDTH, tentative=False, removal=False, sync=sync
+    )
 
 
 def eb_tent(
@@ -286,6 +311,7 @@ def eb_tent(
     block_size: int = EB_BLOCK,
     width: int = TENTATIVE_WIDTH,
     paper_reset: bool = False,
+    sync: str = "device",
 ) -> Coloring:
     """EB with color sets and tentative coloring (deveci-cmu §3.2.2) with the report's
     correction (appendix): a vertex with no free color always moves to its next color set.
@@ -298,14 +324,17 @@ def eb_tent(
         width=width,
         tentative=True,
         removal=False,
+        sync=sync,
         paper_reset=paper_reset,
     )
 
 
-def eb_er(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK) -> Coloring:
+def eb_er(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = "device") -> Coloring:
     """eb-tent plus edge removal (deveci-cmu §3.2.3): each round's ForbidColors also compacts
     the edge list to the edges that can still conflict (atomic append)."""
-    return _color_sets(dg, block_size, "eb-er", width=TENTATIVE_WIDTH, tentative=True, removal=True)
+    return _color_sets(
+        dg, block_size, "eb-er", width=TENTATIVE_WIDTH, tentative=True, removal=True, sync=sync
+    )
 
 
 # -------------------------------------------------------------------------------- registry
@@ -322,7 +351,7 @@ def _register(
     description: str,
     *,
     edge_based: bool,
-    params: tuple[Param, ...] = (),
+    params: tuple[Param, ...] = (SYNC,),
 ) -> None:
     register(
         AlgorithmSpec(
@@ -362,6 +391,7 @@ _register(
             choices=CONFLICT_LISTS,
             help="next conflict list by atomic append or by prefix sum",
         ),
+        SYNC,
     ),
 )
 _register(

@@ -17,8 +17,10 @@ its rows, reached through the two CSR views, never through a squared graph.
   :data:`~gcbench.algorithms.priority.PATTERN_ORDERS`; deterministic, its colors equal the
   serial greedy's in the same order (``greedy`` with ``order``) column for column.
 
-Every round ends in one counter read (the worklist left, ``trace["active"]``); the rounds are
-bounded (:func:`round_cap`, RoundCapError with the partial colors). The scratch a run
+The rounds run under the host protocol ``sync`` (:func:`gcbench.algorithms.gpu.slots.drive`;
+docs/decisions.md, "Rounds without the host"), the worklists' lengths on the device
+(``trace["active"]``: the columns left after each round); the rounds are bounded
+(:func:`round_cap`, RoundCapError with the partial colors). The scratch a run
 allocates is estimated against the free device memory in ``bind`` first (``oom`` in one line).
 Decisions and the progress arguments: docs/distance2.md and the comments of the kernel file.
 """
@@ -32,10 +34,10 @@ from typing import Any
 import numpy as np
 
 from gcbench.algorithms import priority
-from gcbench.algorithms.gpu import runtime
-from gcbench.algorithms.gpu.deveci import launch
+from gcbench.algorithms.gpu import runtime, slots
+from gcbench.algorithms.gpu.deveci import launch_shape
+from gcbench.algorithms.gpu.slots import SYNC, Slots
 from gcbench.algorithms.registry import UNCOLORED, WARP, AlgorithmSpec, Coloring, Param, register
-from gcbench.algorithms.rounds import run_rounds
 from gcbench.errors import RoundCapError
 
 FAMILY = "distance2"
@@ -51,14 +53,31 @@ RANK_KEY = "jp-d2 rank"  # DevicePattern.extras: RANK_KEY + " " + order -> int32
 
 @enum.unique
 class Slot(enum.IntEnum):
-    """The slots of nb-bit's counters (``GCB_D2_C_<NAME>`` in kernels/distance2.cu)."""
+    """The counts of nb-bit's state (``GCB_D2_C_<NAME>`` in kernels/distance2.cu)."""
 
     NEXT = 0  # worklist columns left uncolored by the round: its next round's worklist
     DEFERRED = 1  # columns whose window was full: the next window's worklist
 
 
+@enum.unique
+class State(enum.IntEnum):
+    """The rest of nb-bit's state (``GCB_D2_S_<NAME>``): what the host decided between rounds
+    before issue 43, now moved on by ``nb_advance`` on the device."""
+
+    COUNT = 2  # the worklist's length
+    BASE = 3  # the window's first color
+    CURRENT = 4  # which of the three lists is the worklist (0, 1, 2) ...
+    FOLLOWING = 5  # ... the next worklist ...
+    WAITING = 6  # ... and the deferred columns
+
+
 # What kernels/distance2.cu shares with this module: passed to every compile as -D defines.
-runtime.share(FAMILY, GCB_D2_WIDTH=WIDTH, **runtime.slot_defines("GCB_D2_C_", Slot))
+runtime.share(
+    FAMILY,
+    GCB_D2_WIDTH=WIDTH,
+    **runtime.slot_defines("GCB_D2_C_", Slot),
+    **runtime.slot_defines("GCB_D2_S_", State),
+)
 
 
 def wide_window(block_size: int) -> tuple[int, int]:
@@ -93,13 +112,17 @@ def _require(dp: runtime.DevicePattern, algorithm: str, extra_bytes: int = 0) ->
     runtime.require_device(needed, f"{algorithm} on {dp.name}")
 
 
-def _rounds(step: Callable[[int], int], algorithm: str, colors: Any) -> Coloring:
-    """The bounded host loop (:func:`run_rounds`) over ``step``, as a Coloring."""
+def _rounds(
+    launch: Callable[[int], None], counts: Slots, algorithm: str, colors: Any, sync: str
+) -> Coloring:
+    """The bounded rounds ``launch`` enqueues (:func:`~gcbench.algorithms.gpu.slots.drive`), as
+    a Coloring."""
     n = int(colors.size)
     if n == 0:
         return Coloring(colors, 0, {"active": []})
-    rounds, active = run_rounds(
-        step, cap=round_cap(algorithm, n), algorithm=algorithm, colors=colors
+    cap = round_cap(algorithm, n)
+    rounds, active = slots.drive(
+        launch, counts, cap=cap, algorithm=algorithm, colors=colors, sync=sync
     )
     return Coloring(colors, rounds, {"active": active})
 
@@ -120,10 +143,12 @@ def _neighbourhoods(dp: runtime.DevicePattern) -> tuple[Any, Any, Any, Any]:
 # ------------------------------------------------------------------------------------ vb-bit
 
 
-def bind_vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Callable[[], Coloring]:
+def bind_vb_bit(
+    dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "device"
+) -> Callable[[], Coloring]:
     """vb-bit as a call with no arguments (the memory check and kernel look-ups made now). A
     round: ``vb_color`` over the worklist, ``vb_detect`` uncolors the losers and lists them
-    (kernels/distance2.cu), one counter read."""
+    (kernels/distance2.cu)."""
     _require(dp, "vb-bit")
     color, detect = (runtime.kernel(FAMILY, name) for name in ("vb_color", "vb_detect"))
     scan = _neighbourhoods(dp)
@@ -132,75 +157,68 @@ def bind_vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Callab
 
     def call() -> Coloring:
         colors, lists = _start(n, 2)
-        counter = runtime.scalar_counter()
-        count = n
+        counts = Slots((n, 0))
 
-        def step(rnd: int) -> int:
-            nonlocal count
+        def launch(rnd: int) -> None:
+            before, left, mirror = counts.args(rnd)
             current, following = lists[rnd % 2], lists[1 - rnd % 2]
-            grid, block = launch(count, block_size)
-            color(grid, block, (np.int32(count), current, *scan, colors, np.int32(n),
-                                np.int32(wide), counter), shared_mem=shared)  # fmt: skip
-            detect(grid, block, (np.int32(count), current, *scan, colors, following, counter))
-            count = int(counter.get()[0])
-            return count
+            grid, block = launch_shape(counts.smallest(n), block_size)
+            color(grid, block, (current, *scan, colors, np.int32(n), np.int32(wide), before,
+                                mirror), shared_mem=shared)  # fmt: skip
+            detect(grid, block, (current, *scan, colors, following, before, left, mirror))
 
-        return _rounds(step, "vb-bit", colors)
+        return _rounds(launch, counts, "vb-bit", colors, sync)
 
     return call
 
 
-def vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Coloring:
+def vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "device") -> Coloring:
     """Speculative vertex-based distance-2 coloring with 64-color forbidden bitmaps (Deveci
     et al., IPDPS 2016, §3.1.2; Kokkos Kernels' D2 VB_BIT); ``iterations`` = rounds."""
-    return bind_vb_bit(dp, block_size=block_size)()
+    return bind_vb_bit(dp, block_size=block_size, sync=sync)()
 
 
 # ------------------------------------------------------------------------------------ nb-bit
 
 
-def bind_nb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Callable[[], Coloring]:
+def bind_nb_bit(
+    dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "device"
+) -> Callable[[], Coloring]:
     """nb-bit as a call with no arguments. A round: ``nb_refresh`` (the rows' masks of the
     window), ``nb_color`` (the worklist), ``nb_conflicts`` (each row once), ``nb_compact``
-    (the next worklist and the deferred list), one read of both counts. When a window's
-    worklist is empty the deferred columns become the worklist of the next window."""
+    (the next worklist and the deferred list), ``nb_advance`` (the next round's worklist and
+    window, on the device). When a window's worklist is empty the deferred columns become the
+    worklist of the next window."""
     _require(dp, "nb-bit")
-    refresh, color, conflicts, compact = (
+    refresh, color, conflicts, compact, advance = (
         runtime.kernel(FAMILY, name)
-        for name in ("nb_refresh", "nb_color", "nb_conflicts", "nb_compact")
+        for name in ("nb_refresh", "nb_color", "nb_conflicts", "nb_compact", "nb_advance")
     )
     n, n_rows = dp.n, np.int32(dp.n_rows)
-    rows = launch(dp.n_rows, block_size)
+    rows = launch_shape(dp.n_rows, block_size)
 
     def call() -> Coloring:
         cp = runtime.cupy()
         colors, lists = _start(n, 3)  # worklist, next worklist, deferred
         forbidden = cp.empty(dp.n_rows, dtype=np.uint64)
-        counters = cp.zeros(len(Slot), dtype=np.int32)
-        count, base = n, 0
+        state = cp.zeros(len(Slot) + len(State), dtype=np.int32)
+        state[State.COUNT : State.COUNT + 1].fill(n)
+        state[State.FOLLOWING : State.FOLLOWING + 1].fill(1)
+        state[State.WAITING : State.WAITING + 1].fill(2)
+        counts = Slots((n, 0))  # what is uncolored (retried or deferred) after each round
 
-        def step(rnd: int) -> int:
-            nonlocal count, base
-            current, following, deferred = lists
-            columns = launch(count, block_size)
-            window = np.int32(base)
-            refresh(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, window, forbidden))
-            color(*columns, (np.int32(count), current, dp.col_ptr, dp.col_rows, colors, window,
-                             forbidden, counters))  # fmt: skip
-            conflicts(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, window))
-            compact(*columns, (np.int32(count), current, colors, following, deferred, counters))
-            retry, waiting = (int(x) for x in counters.get())
-            if retry:
-                lists[0], lists[1] = following, current
-                count = retry
-            elif waiting:  # the window is done: its deferred columns try the next one
-                lists[0], lists[2] = deferred, current
-                count, base = waiting, base + WIDTH
-                counters.fill(0)
-            return retry + waiting
+        def launch(rnd: int) -> None:
+            before, left, mirror = counts.args(rnd)
+            gate = (before, mirror)
+            columns = launch_shape(counts.smallest(n), block_size)
+            refresh(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, state, forbidden, *gate))
+            color(*columns, (*lists, dp.col_ptr, dp.col_rows, colors, state, forbidden, *gate))
+            conflicts(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, state, *gate))
+            compact(*columns, (*lists, colors, state, *gate))
+            advance((1,), (WARP,), (state, before, left, mirror))
 
         try:
-            return _rounds(step, "nb-bit", colors)
+            return _rounds(launch, counts, "nb-bit", colors, sync)
         except RoundCapError:
             cp.maximum(colors, UNCOLORED, out=colors)  # a deferred column is an uncolored one
             raise
@@ -208,11 +226,11 @@ def bind_nb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Callab
     return call
 
 
-def nb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK) -> Coloring:
+def nb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "device") -> Coloring:
     """Net-based distance-2 coloring (Taş, Kaya & Saule, ICPP 2017; Kokkos Kernels' D2
     NB_BIT): forbidden colors and conflicts through the rows' bitmaps, O(nnz) a round;
     ``iterations`` = rounds."""
-    return bind_nb_bit(dp, block_size=block_size)()
+    return bind_nb_bit(dp, block_size=block_size, sync=sync)()
 
 
 # ------------------------------------------------------------------------------------- jp-d2
@@ -229,12 +247,15 @@ def ranks(dp: runtime.DevicePattern, order: str) -> Any:
 
 
 def bind_jp_d2(
-    dp: runtime.DevicePattern, *, block_size: int = BLOCK, order: str = "random"
+    dp: runtime.DevicePattern,
+    *,
+    block_size: int = BLOCK,
+    order: str = "random",
+    sync: str = "device",
 ) -> Callable[[], Coloring]:
     """jp-d2 as a call with no arguments: the order's ranks are built and uploaded here, once
     per pattern and order (the spec's setup does not know the order), outside the timed call;
-    with ``count_setup`` they are inside it. A round is one ``jp_round`` and one counter read;
-    the counters alternate, each round zeroing the next one's."""
+    with ``count_setup`` they are inside it. A round is one ``jp_round``."""
     uploaded = f"{RANK_KEY} {order}" in dp.extras
     _require(dp, "jp-d2", 0 if uploaded else RANK_BYTES * dp.n)
     rank = ranks(dp, order)
@@ -246,30 +267,31 @@ def bind_jp_d2(
     def call() -> Coloring:
         colors, lists = _start(n, 2)
         waits = runtime.cupy().full(n, -1, dtype=np.int32)  # no column waits for one yet
-        counters = runtime.cupy().zeros(2, dtype=np.int32)
-        halves = (counters[0:1], counters[1:2])
-        count = n
+        counts = Slots((n, 0))
 
-        def step(rnd: int) -> int:
-            nonlocal count
+        def launch(rnd: int) -> None:
+            before, left, mirror = counts.args(rnd)
             current, following = lists[rnd % 2], lists[1 - rnd % 2]
-            mine, clear = halves[rnd % 2], halves[1 - rnd % 2]
-            grid, block = launch(count, block_size)
-            kernel(grid, block, (np.int32(count), current, *scan, rank, colors, waits,
-                                 np.int32(n), np.int32(wide), following, mine, clear),
+            grid, block = launch_shape(counts.smallest(n), block_size)
+            kernel(grid, block, (current, *scan, rank, colors, waits, np.int32(n),
+                                 np.int32(wide), following, before, left, mirror),
                    shared_mem=shared)  # fmt: skip
-            count = int(mine.get()[0])
-            return count
 
-        return _rounds(step, "jp-d2", colors)
+        return _rounds(launch, counts, "jp-d2", colors, sync)
 
     return call
 
 
-def jp_d2(dp: runtime.DevicePattern, *, block_size: int = BLOCK, order: str = "random") -> Coloring:
+def jp_d2(
+    dp: runtime.DevicePattern,
+    *,
+    block_size: int = BLOCK,
+    order: str = "random",
+    sync: str = "device",
+) -> Coloring:
     """Jones-Plassmann distance-2 coloring in ``order``: equal to the serial greedy in that
     order column for column; ``iterations`` = rounds."""
-    return bind_jp_d2(dp, block_size=block_size, order=order)()
+    return bind_jp_d2(dp, block_size=block_size, order=order, sync=sync)()
 
 
 # -------------------------------------------------------------------------------- registry
@@ -293,7 +315,7 @@ def _register(
     rounds: str,
     description: str,
     deterministic: bool = False,
-    params: tuple[Param, ...] = (),
+    params: tuple[Param, ...] = (SYNC,),
 ) -> None:
     register(
         AlgorithmSpec(
@@ -342,5 +364,5 @@ _register(
     description="Deterministic Jones-Plassmann distance-2 coloring of columns, equal to the "
     "serial greedy in the same order",
     deterministic=True,
-    params=(ORDER,),
+    params=(ORDER, SYNC),
 )

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.gpu.slots import SYNC
 from gcbench.algorithms.registry import WARP, AlgorithmSpec, Coloring, Param, register
 from gcbench.errors import RoundCapError
 
@@ -36,6 +37,11 @@ BLOCK_DEGREE = 2048  # ... and at least this long by a thread block
 BUCKET_WIDTH = 2  # buckets=degree: bucket k holds degrees [4^k, 4^(k+1)) (log2 width 2)
 BUCKETINGS = ("degree", "none")
 BATCH = 8
+# sync=device|batch: the batch doubles after every GROW_EVERY reads, so a run of P passes makes
+# about GROW_EVERY·log2(P / BATCH) + 1 reads (within log2(P) + 2 up to some 500 passes);
+# doubling after every read launched up to twice the passes, and an empty pass still costs its
+# two launches on the host (docs/gm-gpu.md, "Host loop").
+GROW_EVERY = 2
 TRACE_PASSES = 1 << 14  # per-pass frontier sizes kept; later passes share the last slot
 # status[] offsets: the bucket of each parity's last pass, its losers per class (3 a parity),
 # the non-empty passes, the per-pass frontier sizes
@@ -166,10 +172,14 @@ def run(
     block_size: int = BLOCK,
     buckets: str = "degree",
     batch: int = BATCH,
+    sync: str = "device",
 ) -> Coloring:
     """Color ``dg``; ``iterations`` = frontier passes (each one gm_color + one gm_check),
-    ``trace["frontier"]`` = the frontier size of each pass. Not deterministic: neighbours
-    colored at the same moment race (the colors, not their validity, vary between runs)."""
+    ``trace["frontier"]`` = the frontier size of each pass (read after the timed call). The
+    host reads the status after every ``batch`` passes; with ``sync`` other than round the
+    batch doubles after every :data:`GROW_EVERY` reads. Passes after the end return at once.
+    Not deterministic: neighbours colored at the same moment race (the colors, not their
+    validity, vary between runs)."""
     n = dg.n
     colors = runtime.uncolored(n)
     if n == 0:
@@ -193,13 +203,14 @@ def run(
                                      lforbid=s.lforbid, hbits=s.hbits,
                                      trace_len=np.int32(TRACE_PASSES), **both)[1:]  # fmt: skip
     check_rest = runtime.kernel_args(FAMILY, "gm_check", pass_index=None, **both)[1:]
+    size, reads = batch, 0
     while True:
-        for _ in range(batch):
+        for _ in range(min(size, cap - passes)):
             k = np.int32(passes)
             color(*shape, (k, *color_rest), shared_mem=shared)
             check(*shape, (k, *check_rest))
             passes += 1
-        head = s.status[:S_TRACE].get()
+        head = runtime.read_back(s.status[:S_TRACE])
         parity = (passes - 1) & 1
         losers = int(head[S_COUNT + 3 * parity : S_COUNT + 3 * parity + 3].sum())
         if losers == 0 and head[S_BUCKET + parity] >= lay.nbuckets:
@@ -210,9 +221,16 @@ def run(
                 "passes; report this graph (every pass should retire at least one)",
                 colors,
             )
+        reads += 1
+        if sync != "round" and reads % GROW_EVERY == 0:
+            size *= 2
     done = int(head[S_PASSES])
-    frontier = s.status[S_TRACE : S_TRACE + min(done, TRACE_PASSES)].get()
-    return Coloring(colors, done, {"frontier": frontier.astype(float).tolist()})
+
+    def resolve(coloring: Coloring) -> None:
+        frontier = s.status[S_TRACE : S_TRACE + min(done, TRACE_PASSES)].get()
+        coloring.trace["frontier"] = frontier.astype(float).tolist()
+
+    return Coloring(colors, done, {}, resolve=resolve)
 
 
 spec = register(
@@ -228,7 +246,15 @@ spec = register(
                 choices=BUCKETINGS,
                 help="degree: buckets of degree colored highest first | none: one frontier",
             ),
-            Param("batch", BATCH, int, low=1, high=1024, help="passes launched per counter read"),
+            Param(
+                "batch",
+                BATCH,
+                int,
+                low=1,
+                high=1024,
+                help="passes launched before the first counter read (every read with sync=round)",
+            ),
+            SYNC,
         ),
         deterministic=False,
         block_size_matters=True,

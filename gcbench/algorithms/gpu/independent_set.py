@@ -3,10 +3,10 @@
 ``jpl`` (jpl-borione §III-C, Alg. 4), ``jpl-minmax`` (§IV, Alg. 6), ``gunrock`` (§III-E,
 Alg. 5 with the tie fix), ``cohen`` (§III-D), ``luby`` and ``very-random`` (luby-cf). Each is a
 sequence of selection passes: every uncolored vertex whose value beats all neighbours still in
-play joins the pass's max-set (and, for the min-max variants, the min-set). A round is one
-iteration of :func:`~gcbench.algorithms.rounds.run_rounds` and ends in one counter read;
-``iterations`` counts rounds and ``trace["active"]`` the vertices left uncolored after each.
-Decisions and the performance notes are in docs/independent-set.md.
+play joins the pass's max-set (and, for the min-max variants, the min-set). The rounds run under
+the host protocol ``sync`` (:func:`gcbench.algorithms.gpu.slots.drive`; docs/decisions.md,
+"Rounds without the host"); ``iterations`` counts rounds and ``trace["active"]`` the vertices
+left uncolored after each. Decisions and the performance notes are in docs/independent-set.md.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.gpu import runtime, slots
+from gcbench.algorithms.gpu.slots import SYNC, Slots
 from gcbench.algorithms.registry import WARP, AlgorithmSpec, Coloring, Param, register
-from gcbench.algorithms.rounds import run_rounds
 
 FAMILY = "independent_set"
 WARP_DEGREE = 32  # balanced algorithms scan rows at least this long with a warp ...
@@ -56,7 +56,8 @@ def hubs(dg: runtime.DeviceGraph) -> Hubs:
 
 
 class Selection:
-    """The launches of one selection pass, and the double-buffered count of what is left.
+    """The launches of one selection pass, gated by and counting into the pass's slot
+    (:class:`~gcbench.algorithms.gpu.slots.Slots`, ``passes`` passes a round).
 
     ``balanced`` sends hub rows to warps and blocks; otherwise every vertex gets one thread,
     as in luby-cf's naive scheme. ``vals`` holds the values for array keys; ``hashed``
@@ -72,8 +73,8 @@ class Selection:
         hashed: bool,
         balanced: bool,
         block_size: int,
+        passes: int = 1,
     ) -> None:
-        cp = runtime.cupy()
         defines = {"GCB_KEY_HASH": int(hashed)}
         self.dg, self.colors, self.vals, self.block_size = dg, colors, vals, block_size
         self.thread = runtime.kernel(FAMILY, "is_thread", **defines)
@@ -81,15 +82,15 @@ class Selection:
         self.warp = runtime.kernel(FAMILY, "is_warp", **defines) if balanced else None
         self.block = runtime.kernel(FAMILY, "is_block", **defines) if balanced else None
         self.light_limit = np.int32(WARP_DEGREE if balanced else _NO_LIMIT)
-        counters = cp.zeros(2, dtype=np.int32)
-        self.counters = (counters[0:1], counters[1:2])
-        self.slot = 0
+        self.slots = Slots((dg.n, 0), passes=passes)
 
-    def launch(self, *, base: int, want: int, offset: int = 0, seed: int = 0, stream: int = 0):
-        """One pass: max-set color ``base``, min-set ``base + 1`` when ``want`` has MIN."""
+    def launch(
+        self, p: int, *, base: int, want: int, offset: int = 0, seed: int = 0, stream: int = 0
+    ) -> None:
+        """Pass ``p``: max-set color ``base``, min-set ``base + 1`` when ``want`` has MIN."""
         dg, b = self.dg, self.block_size
         n = np.int32(dg.n)
-        mine, other = self.counters[self.slot], self.counters[1 - self.slot]
+        before, left, mirror = self.slots.args(p)
         key = (
             self.vals,
             np.uint32(offset),
@@ -99,22 +100,16 @@ class Selection:
             np.uint32(want),
         )
         graph = (dg.indptr, dg.indices, self.colors)
-        self.thread(
-            (runtime.grid_for(dg.n, b),), (b,), (n, *graph, *key, self.light_limit, mine, other)
-        )
+        gate = (before, left, mirror)
+        self.thread((runtime.grid_for(dg.n, b),), (b,), (n, *graph, *key, self.light_limit, *gate))
         if self.hubs is not None:
             warp, block = self.hubs.warp, self.hubs.block
             if warp.size:
-                args = (warp, np.int32(warp.size), n, *graph, *key, mine)
+                args = (warp, np.int32(warp.size), n, *graph, *key, *gate)
                 self.warp((runtime.grid_for(warp.size * 32, b),), (b,), args)
             if block.size:
-                args = (block, np.int32(block.size), n, *graph, *key, mine)
+                args = (block, np.int32(block.size), n, *graph, *key, *gate)
                 self.block((int(block.size),), (b,), args)
-        self.last, self.slot = self.slot, 1 - self.slot
-
-    def left(self) -> int:
-        """Vertices still uncolored after the last pass (the round's one counter read)."""
-        return int(self.counters[self.last].get()[0])
 
 
 def permutation_values(n: int, seed: int, block_size: int = 256) -> Any:
@@ -131,31 +126,42 @@ def permutation_values(n: int, seed: int, block_size: int = 256) -> Any:
     return vals
 
 
-def _rounds(algorithm: str, dg: runtime.DeviceGraph, colors: Any, step: Callable) -> Coloring:
+def _rounds(
+    algorithm: str, select: Selection, launch: Callable[[int], None], sync: str
+) -> Coloring:
     """The bounded round loop. Every pass colors at least the vertex of largest (value, id)
     among those left, so n rounds always suffice; the cap n + 1 only guards against bugs."""
-    if dg.n == 0:
+    colors, n = select.colors, select.dg.n
+    if n == 0:
         return Coloring(colors, 0, {"active": []})
-    rounds, active = run_rounds(step, cap=dg.n + 1, algorithm=algorithm, colors=colors)
+    rounds, active = slots.drive(
+        launch, select.slots, cap=n + 1, algorithm=algorithm, colors=colors, sync=sync
+    )
     return Coloring(colors, rounds, {"active": active})
 
 
-def jpl(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Coloring:
+def jpl(
+    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = "device"
+) -> Coloring:
     """Jones-Plassmann-Luby (jpl-borione Alg. 4): round i colors its local maxima with color i.
     Values: a seeded permutation of 0..n-1, generated on the device inside the timing."""
     colors = runtime.uncolored(dg.n)
     vals = permutation_values(dg.n, seed, block_size)
     select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
 
-    def step(rnd: int) -> int:
-        select.launch(base=rnd, want=MAX)
-        return select.left()
+    def launch(rnd: int) -> None:
+        select.launch(rnd, base=rnd, want=MAX)
 
-    return _rounds("jpl", dg, colors, step)
+    return _rounds("jpl", select, launch, sync)
 
 
 def jpl_minmax(
-    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, shift: int = 1
+    dg: runtime.DeviceGraph,
+    *,
+    block_size: int = 256,
+    seed: int = 0,
+    shift: int = 1,
+    sync: str = "device",
 ) -> Coloring:
     """JPL min-max (jpl-borione §IV, Alg. 6): round i colors local maxima 2i and local minima
     2i+1, reading the value permutation with the index shift rand[(v + shift*i) mod n]."""
@@ -163,15 +169,19 @@ def jpl_minmax(
     vals = permutation_values(dg.n, seed, block_size)
     select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
 
-    def step(rnd: int) -> int:
-        select.launch(base=2 * rnd, want=MAX | MIN, offset=(shift * rnd) % dg.n)
-        return select.left()
+    def launch(rnd: int) -> None:
+        select.launch(rnd, base=2 * rnd, want=MAX | MIN, offset=(shift * rnd) % dg.n)
 
-    return _rounds("jpl-minmax", dg, colors, step)
+    return _rounds("jpl-minmax", select, launch, sync)
 
 
 def gunrock(
-    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, equal_values: bool = False
+    dg: runtime.DeviceGraph,
+    *,
+    block_size: int = 256,
+    seed: int = 0,
+    equal_values: bool = False,
+    sync: str = "device",
 ) -> Coloring:
     """Gunrock's min-max JPL (jpl-borione §III-E, Alg. 5): float values in [0, n) regenerated
     for the uncolored vertices every second round, ties broken by vertex id (Gunrock #885).
@@ -182,35 +192,41 @@ def gunrock(
     regenerate = runtime.kernel(FAMILY, "is_random_float")
     select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
     grid = (runtime.grid_for(dg.n, block_size),)
+    fixed = (np.int32(dg.n), vals, colors, np.uint32(seed))
 
-    def step(rnd: int) -> int:
+    def launch(rnd: int) -> None:
         if rnd % 2 == 0:
-            epoch = np.uint32(rnd // 2)
-            args = (np.int32(dg.n), vals, colors, np.uint32(seed), epoch, np.int32(equal_values))
+            before, _, mirror = select.slots.args(rnd)
+            args = (*fixed, np.uint32(rnd // 2), np.int32(equal_values), before, mirror)
             regenerate(grid, (block_size,), args)
-        select.launch(base=2 * rnd, want=MAX | MIN)
-        return select.left()
+        select.launch(rnd, base=2 * rnd, want=MAX | MIN)
 
-    return _rounds("gunrock", dg, colors, step)
+    return _rounds("gunrock", select, launch, sync)
 
 
-def cohen(dg: runtime.DeviceGraph, *, block_size: int = 256, hashes: int = 4) -> Coloring:
+def cohen(
+    dg: runtime.DeviceGraph, *, block_size: int = 256, hashes: int = 4, sync: str = "device"
+) -> Coloring:
     """Cohen-Castonguay (jpl-borione §III-D): no value array; round r runs one min-max pass per
     hash function j (colors 2(rk+j) and 2(rk+j)+1), each seeing only the vertices the earlier
     functions of the round left, so a round colors up to 2k sets."""
     colors = runtime.uncolored(dg.n)
     vals = runtime.cupy().empty(1, dtype=np.uint32)  # hashed keys read no array
-    select = Selection(dg, colors, vals, hashed=True, balanced=True, block_size=block_size)
+    select = Selection(
+        dg, colors, vals, hashed=True, balanced=True, block_size=block_size, passes=hashes
+    )
 
-    def step(rnd: int) -> int:
+    def launch(rnd: int) -> None:
         for j in range(hashes):
-            select.launch(base=2 * (rnd * hashes + j), want=MAX | MIN, seed=COHEN_SEED, stream=j)
-        return select.left()
+            p = rnd * hashes + j
+            select.launch(p, base=2 * p, want=MAX | MIN, seed=COHEN_SEED, stream=j)
 
-    return _rounds("cohen", dg, colors, step)
+    return _rounds("cohen", select, launch, sync)
 
 
-def luby(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Coloring:
+def luby(
+    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = "device"
+) -> Coloring:
     """The naive IDS scheme of luby-cf: fixed random values, one thread per vertex re-scanning
     every vertex each round; round i colors its local maxima with color i."""
     cp = runtime.cupy()
@@ -224,25 +240,25 @@ def luby(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Co
         )
     select = Selection(dg, colors, vals, hashed=False, balanced=False, block_size=block_size)
 
-    def step(rnd: int) -> int:
-        select.launch(base=rnd, want=MAX)
-        return select.left()
+    def launch(rnd: int) -> None:
+        select.launch(rnd, base=rnd, want=MAX)
 
-    return _rounds("luby", dg, colors, step)
+    return _rounds("luby", select, launch, sync)
 
 
-def very_random(dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0) -> Coloring:
+def very_random(
+    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = "device"
+) -> Coloring:
     """luby-cf's "very random" scheme: fresh random values every round (hashed from the seed
     and the round); round i colors its local maxima with color i."""
     colors = runtime.uncolored(dg.n)
     vals = runtime.cupy().empty(1, dtype=np.uint32)
     select = Selection(dg, colors, vals, hashed=True, balanced=True, block_size=block_size)
 
-    def step(rnd: int) -> int:
-        select.launch(base=rnd, want=MAX, seed=seed, stream=rnd)
-        return select.left()
+    def launch(rnd: int) -> None:
+        select.launch(rnd, base=rnd, want=MAX, seed=seed, stream=rnd)
 
-    return _rounds("very-random", dg, colors, step)
+    return _rounds("very-random", select, launch, sync)
 
 
 def _register(
@@ -250,7 +266,7 @@ def _register(
     run: Callable[..., Coloring],
     family: str,
     description: str,
-    params: tuple[Param, ...] = (SEED,),
+    params: tuple[Param, ...] = (SEED, SYNC),
     *,
     balanced: bool,
     iterations_meaning: str = "rounds",
@@ -289,7 +305,7 @@ _register(
     jpl_minmax,
     f"{_BORIONE} §IV Alg. 6",
     "JPL with local maxima and minima per round, value permutation read with an index shift",
-    (SEED, Param("shift", 1, int, low=0, high=2**31 - 1, help="index shift per round")),
+    (SEED, Param("shift", 1, int, low=0, high=2**31 - 1, help="index shift per round"), SYNC),
     balanced=True,
 )
 _register(
@@ -304,7 +320,7 @@ _register(
     cohen,
     f"{_BORIONE} §III-D; nvidia-blog-csrcolor-ilu",
     "Cohen-Castonguay: k hash functions computed on the fly, up to 2k sets per round",
-    (Param("hashes", 4, int, low=1, high=8, help="hash functions per round"),),
+    (Param("hashes", 4, int, low=1, high=8, help="hash functions per round"), SYNC),
     balanced=True,
     iterations_meaning="rounds (each runs `hashes` min-max passes)",
 )

@@ -37,7 +37,7 @@ def reduce_on_device(
     with runtime.timed() as clock:
         steps = _DeviceSteps(dgraph, cp.array(colors, dtype=cp.int32, copy=True))
         report = reduction.reduce_rounds(steps, mode)
-    return steps.colors, report, clock.ms()
+    return steps.colors, report, runtime.synced(clock.ms)
 
 
 class _DeviceSteps:
@@ -55,19 +55,19 @@ class _DeviceSteps:
         cp, c = self.cp, self.colors
         if c.size == 0:
             return 0
-        low, high = (int(x) for x in cp.stack([c.min(), c.max()]).get())
+        low, high = (int(x) for x in runtime.read_back(cp.stack([c.min(), c.max()])))
         if low < 0:
             return None
         used = cp.zeros(high + 1, dtype=cp.int32)
         used[c] = 1
         label = cp.cumsum(used, dtype=cp.int32) - 1
-        count = int(label[-1]) + 1
+        count = int(runtime.read_back(label[-1:])[0]) + 1
         if count != high + 1:
             self.colors = label[c]
         return count
 
     def max_color(self) -> int:
-        return int(self.colors.max())
+        return int(runtime.read_back(self.colors.max()))
 
     def heuristic1(self, hic: int) -> bool:
         cp, g, c = self.cp, self.g, self.colors
@@ -80,7 +80,7 @@ class _DeviceSteps:
                      np.int32(words))  # fmt: skip
         pick = cp.full(1, INT_MAX, dtype=cp.int32)
         self._launch("h1_pick", hic, hic32, forbid, np.int32(words), pick)
-        chosen = int(pick.get()[0])
+        chosen = int(runtime.read_back(pick)[0])
         if chosen == INT_MAX:
             return False
         x, y = divmod(chosen, hic)
@@ -90,7 +90,7 @@ class _DeviceSteps:
     def heuristic2(self, hic: int) -> int:
         cp, g, c = self.cp, self.g, self.colors
         n, hic32 = np.int32(g.n), np.int32(hic)
-        hv = cp.flatnonzero(c == hic).astype(cp.int32)
+        hv = runtime.synced(lambda: cp.flatnonzero(c == hic)).astype(cp.int32)  # sizes it
         h = int(hv.size)
         hidx = cp.full(g.n, -1, dtype=cp.int32)
         hidx[hv] = cp.arange(h, dtype=cp.int32)
@@ -109,4 +109,4 @@ class _DeviceSteps:
         recolored = cp.zeros(1, dtype=cp.int32)
         self._launch("h2_apply", h, np.int32(h), hv, g.indptr, g.indices, c, hidx, choice,
                      recolored)  # fmt: skip
-        return int(recolored.get()[0])
+        return int(runtime.read_back(recolored)[0])

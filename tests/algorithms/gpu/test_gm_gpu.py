@@ -176,6 +176,7 @@ def test_registered_as_a_nondeterministic_gpu_algorithm():
     assert spec.resolve_params({}) == {
         "buckets": "degree",
         "batch": gm_gpu.BATCH,
+        "sync": "device",
         "reduce": "none",
         "balance": "none",
     }

@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 import gcbench.algorithms  # noqa: F401  (imports every launcher: each shares its constants)
-from gcbench.algorithms.gpu import cf, deveci, ecl_gc, gm_gpu, runtime
+from gcbench.algorithms.gpu import cf, deveci, distance2, ecl_gc, gm_gpu, runtime
 from gcbench.algorithms.registry import UNCOLORED
 from gcbench.resources import resource_dir
 
@@ -90,7 +90,10 @@ def test_shared_constants_are_used(family):
 
 
 def test_the_launchers_definitions_are_what_is_shared():
-    assert runtime.COMMON_DEFINES == {"GCB_UNCOLORED": UNCOLORED}
+    assert runtime.COMMON_DEFINES == {
+        "GCB_UNCOLORED": UNCOLORED,
+        "GCB_SLOT_WIDTH": runtime.SLOT_WIDTH,
+    }
     eclgc = runtime.shared_defines("ecl_gc")
     assert {k: v for k, v in eclgc.items() if k.startswith("GCB_C_")} == {
         f"GCB_C_{slot.name}": int(slot) for slot in ecl_gc.Counter
@@ -107,7 +110,12 @@ def test_the_launchers_definitions_are_what_is_shared():
         gm_gpu.S_TRACE,
     )
     eb = runtime.shared_defines("deveci_eb")
-    assert eb["GCB_EB_COUNTERS"] == len(deveci.Counter)
+    assert max(deveci.Counter) < runtime.SLOT_WIDTH == eb["GCB_SLOT_WIDTH"]
+    d2 = runtime.shared_defines("distance2")
+    assert {k: v for k, v in d2.items() if k.startswith("GCB_D2_S_")} == {
+        f"GCB_D2_S_{slot.name}": int(slot) for slot in distance2.State
+    }
+    assert min(distance2.State) == len(distance2.Slot)  # the state follows the two counts
     assert runtime.shared_defines("validate")["GCB_SUM_SMALLEST"] == runtime.Sum.SMALLEST
     for family in FAMILIES:  # common.cuh's, in every family
         assert runtime.shared_defines(family)["GCB_UNCOLORED"] == UNCOLORED
@@ -248,23 +256,23 @@ def test_distance2_shares_its_window_and_counter_slots():
 def test_kernel_params_of_the_distance2_launches():
     """The argument tuples gcbench/algorithms/gpu/distance2.py and pattern_check.py build."""
     scan = ("col_ptr", "col_rows", "row_ptr", "row_cols")
+    gate, counted = ("before", "mirror"), ("before", "left", "mirror")  # gcb_open's slot
     assert runtime.kernel_params("distance2", "vb_color") == (
-        "count", "list", *scan, "colors", "n_cols", "wide", "next_count",
+        "list", *scan, "colors", "n_cols", "wide", *gate,
     )  # fmt: skip
     assert runtime.kernel_params("distance2", "vb_detect") == (
-        "count", "list", *scan, "colors", "next", "next_count",
+        "list", *scan, "colors", "next", *counted,
     )  # fmt: skip
     assert runtime.kernel_params("distance2", "jp_round") == (
-        "count", "list", *scan, "rank", "colors", "waits", "n_cols", "wide", "next",
-        "next_count", "clear",
+        "list", *scan, "rank", "colors", "waits", "n_cols", "wide", "next", *counted,
     )  # fmt: skip
     rows = ("n_rows", "row_ptr", "row_cols", "colors")
-    assert runtime.kernel_params("distance2", "nb_refresh") == (*rows, "base", "forbidden")
+    lists = ("lists0", "lists1", "lists2")
+    assert runtime.kernel_params("distance2", "nb_refresh") == (*rows, "state", "forbidden", *gate)
     assert runtime.kernel_params("distance2", "nb_color") == (
-        "count", "list", "col_ptr", "col_rows", "colors", "base", "forbidden", "counters",
+        *lists, "col_ptr", "col_rows", "colors", "state", "forbidden", *gate,
     )  # fmt: skip
-    assert runtime.kernel_params("distance2", "nb_conflicts") == (*rows, "base")
-    assert runtime.kernel_params("distance2", "nb_compact") == (
-        "count", "list", "colors", "next", "deferred", "counters",
-    )  # fmt: skip
+    assert runtime.kernel_params("distance2", "nb_conflicts") == (*rows, "state", *gate)
+    assert runtime.kernel_params("distance2", "nb_compact") == (*lists, "colors", "state", *gate)
+    assert runtime.kernel_params("distance2", "nb_advance") == ("state", *counted)
     assert runtime.kernel_params("distance2", "pattern_keys") == (*rows, "keys")
