@@ -1,0 +1,172 @@
+"""Rounds without the host (issue 43): every round-based GPU algorithm under each host protocol
+(``sync=round``, the papers' read per round; ``batch``; ``device``, the default) side by side.
+
+Per graph and algorithm, the protocols' repetitions are interleaved (one of each in turn, after
+two warm-ups each), so drift in the machine's state falls on all of them alike; every coloring
+is validated, and each repetition records what it ran under (SM clock, the host's round trip,
+load). Prints, per case, the median ``time_ms`` with its 95 % interval, the median ``device_ms``
+and ``host_syncs``, the rounds, and the ratio of ``sync=round`` to ``sync=device`` with its
+interval; ``--csv`` keeps every repetition.
+
+    PYTHONPATH=. python3 benchmarks/rounds.py [--graph SPEC]... [--algo NAME]... [--reps N]
+        [--problem d1|d2|pd2|pd2-rows]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import time
+
+from _common import header
+
+from gcbench import algorithms
+from gcbench.algorithms import devices
+from gcbench.algorithms.execute import prepare, prime, runs, setup
+from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.rounds import SYNCS
+from gcbench.bench.conditions import Conditions
+from gcbench.errors import GcbenchError
+from gcbench.graphs.sources import load_instance
+from gcbench.stats import median_ci, ratio_ci
+
+# The issue-31 command's five graphs, then ten generated graphs of 10^3-10^5 vertices.
+GRAPHS = (
+    "gen:rgg?scale=20",
+    "gen:kron?scale=18",
+    "gen:delaunay?scale=20",
+    "gen:grid2d?side=2048",
+    "gen:rmat?scale=18",
+    "gen:rgg?scale=10",
+    "gen:rgg?scale=16",
+    "gen:delaunay?scale=12",
+    "gen:delaunay?scale=16",
+    "gen:grid2d?side=40",
+    "gen:grid2d?side=300",
+    "gen:kron?scale=12",
+    "gen:rmat?scale=15",
+    "gen:er?n=5000&avg_degree=8",
+    "gen:road?scale=15",
+)
+COLUMNS = ("graph", "algorithm", "sync", "rep", "time_ms", "device_ms", "host_syncs",
+           "iterations", "colors", "sm_clock_mhz", "round_trip_us", "load_avg")  # fmt: skip
+
+
+def round_based(problem: str) -> list[str]:
+    """The GPU algorithms that take ``sync`` and solve ``problem``."""
+    return sorted(
+        spec.name
+        for spec in algorithms.all_specs("gpu", problem)
+        if any(p.name == "sync" for p in spec.params)
+    )
+
+
+def measure(
+    prepared, name: str, problem: str, modes: list[str], reps: int, meter
+) -> dict[str, list[dict]]:
+    """Interleaved validated repetitions of ``name`` under each protocol of ``modes``."""
+    spec = algorithms.get(name, problem=problem)
+    streams = {}
+    for sync in modes:
+        params = spec.resolve_params({"sync": sync})
+        prime(spec, None, params)
+        view = prepared.fresh()
+        streams[sync] = runs(spec, view, None, params, setup_ms=setup(spec, view), meter=meter)
+    for _ in range(2):  # warm-up
+        for stream in streams.values():
+            next(stream)
+    rows: dict[str, list[dict]] = {sync: [] for sync in modes}
+    for rep in range(reps):
+        for sync, stream in streams.items():
+            run = next(stream)
+            if not run.validation.valid:
+                raise GcbenchError(f"{name} sync={sync}: invalid coloring ({run.validation})")
+            c = run.coloring
+            rows[sync].append({
+                "rep": rep, "sync": sync, "time_ms": run.time_ms, "device_ms": c.device_ms,
+                "host_syncs": c.host_syncs, "iterations": c.iterations,
+                "colors": run.validation.colors, **run.conditions,
+            })  # fmt: skip
+    return rows
+
+
+def cell(values: list[float]) -> str:
+    ci = median_ci(values)
+    mid = statistics.median(values)
+    return f"{mid:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else f"{mid:.3f}"
+
+
+def summary(graph: str, name: str, rows: dict[str, list[dict]]) -> str:
+    cells = [graph, name, str(rows[next(iter(rows))][-1]["iterations"])]
+    for mine in rows.values():
+        times = [r["time_ms"] for r in mine]
+        device = statistics.median(r["device_ms"] for r in mine)
+        syncs = statistics.median(r["host_syncs"] for r in mine)
+        cells += [cell(times), f"{device:.3f}", f"{syncs:g}"]
+    if "round" in rows and "device" in rows:
+        ratio = ratio_ci([r["time_ms"] for r in rows["device"]],
+                         [r["time_ms"] for r in rows["round"]])  # fmt: skip
+        cells.append(f"{ratio.ratio:.2f} [{ratio.low:.2f}, {ratio.high:.2f}]" if ratio else "")
+    return "| " + " | ".join(cells) + " |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--graph", action="append", help="graph spec (repeatable)")
+    parser.add_argument("--algo", action="append", help="algorithm (repeatable)")
+    parser.add_argument("--sync", action="append", choices=SYNCS, help="protocol (repeatable)")
+    parser.add_argument("--reps", type=int, default=15)
+    parser.add_argument("--csv", help="write every repetition here")
+    parser.add_argument("--problem", default="d1", help="d1, or a distance-2 problem")
+    args = parser.parse_args()
+    modes = args.sync or ["round", "device"]
+    names = args.algo or round_based(args.problem)
+    facts = runtime.device_facts()
+    print(f"{facts.name}, driver {facts.driver_version}, CUDA {facts.cuda_runtime}, "
+          f"CuPy {facts.cupy_version}, {time.strftime('%Y-%m-%d')}")  # fmt: skip
+    gpu, trip = devices.get("gpu").monitors()
+    meter = Conditions("gpu", gpu, trip)
+    protocols = " | ".join(f"{s} ms [95 % CI] | {s} device ms | {s} syncs" for s in modes)
+    ratio = " | round ÷ device [95 % CI]" if {"round", "device"} <= set(modes) else ""
+    print(header(f"| graph | algorithm | rounds | {protocols}{ratio} |"))
+    out = open(args.csv, "w", newline="") if args.csv else None  # noqa: SIM115
+    writer = csv.DictWriter(out, COLUMNS, extrasaction="ignore") if out else None
+    if writer:
+        writer.writeheader()
+    conditions = []
+    for graph_spec in args.graph or GRAPHS:
+        prepared = prepare(load_instance(graph_spec, args.problem), "gpu")
+        seen: list[dict] = []
+        for name in names:
+            try:
+                rows = measure(prepared, name, args.problem, modes, args.reps, meter)
+            except GcbenchError as exc:
+                print(f"| {graph_spec} | {name} | {exc} |")
+                continue
+            print(summary(graph_spec, name, rows), flush=True)
+            for mine in rows.values():
+                seen += mine
+                if writer:
+                    writer.writerows({"graph": graph_spec, "algorithm": name, **r} for r in mine)
+        conditions.append(f"{graph_spec}: {conditions_line(seen)}")
+    if out:
+        out.close()
+    print("\nConditions (median [5th, 95th percentile] over the graph's repetitions):")
+    print("\n".join(f"- {line}" for line in conditions))
+
+
+def conditions_line(rows: list[dict]) -> str:
+    """The SM clock, the host's round trip and the load a graph's repetitions ran under."""
+    parts = []
+    for column, unit in (("sm_clock_mhz", "MHz"), ("round_trip_us", "µs round trip"),
+                         ("load_avg", "load a core")):  # fmt: skip
+        values = sorted(r[column] for r in rows if r.get(column) is not None)
+        if values:
+            pick = [values[int(q * (len(values) - 1))] for q in (0.5, 0.05, 0.95)]
+            parts.append(f"{pick[0]:.3g} [{pick[1]:.3g}, {pick[2]:.3g}] {unit}")
+    return ", ".join(parts) or "not recorded"
+
+
+if __name__ == "__main__":
+    main()
