@@ -1,7 +1,8 @@
 """The bounded loops of round-based colorings (every loop is bounded: docs/architecture.md,
 "Algorithm contract").
 
-:func:`run_rounds` is the plain host loop of the CPU algorithms that run in rounds. :func:`drive`
+:func:`run_rounds` is the plain host loop (the CPU's jpl-cpu, and cf's host-driven tile passes
+on the GPU). :func:`drive`
 runs a GPU algorithm's rounds under one of three host protocols (the ``sync`` parameter;
 docs/decisions.md, "Rounds without the host"):
 
@@ -15,7 +16,7 @@ docs/decisions.md, "Rounds without the host"):
   about log₂(rounds) blocking reads and the device never waits for the host's read.
 
 Rounds launched after the one that left nothing do nothing on the device (its kernels return at
-once: ``gcb_round_open`` in kernels/common.cuh), so running past the end changes no color.
+once: ``gcb_open`` in kernels/common.cuh), so running past the end changes no color.
 """
 
 from __future__ import annotations

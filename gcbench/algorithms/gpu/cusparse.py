@@ -124,8 +124,8 @@ def _run(dgraph: runtime.DeviceGraph, *, block_size: int, reorder: bool = False)
     )
     fraction = ctypes.c_float(1.0)
     ncolors = ctypes.c_int(0)
-    # csrcolor returns its color count to host memory, so it waits for the device: one sync
-    runtime.synced(lambda: _check(
+    # csrcolor returns its color count to host memory, so it waits for its own work: one sync
+    runtime.synced(enqueues=True, call=lambda: _check(
         lib.cusparseScsrcolor(
             handle,
             ctypes.c_int(dgraph.n),

@@ -90,7 +90,7 @@ class _DeviceSteps:
     def heuristic2(self, hic: int) -> int:
         cp, g, c = self.cp, self.g, self.colors
         n, hic32 = np.int32(g.n), np.int32(hic)
-        hv = runtime.synced(lambda: cp.flatnonzero(c == hic)).astype(cp.int32)  # sizes it
+        hv = runtime.synced(lambda: cp.flatnonzero(c == hic), enqueues=True).astype(cp.int32)
         h = int(hv.size)
         hidx = cp.full(g.n, -1, dtype=cp.int32)
         hidx[hv] = cp.arange(h, dtype=cp.int32)

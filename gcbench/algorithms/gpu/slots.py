@@ -57,14 +57,17 @@ class Slots:
 
     def _grow(self) -> None:
         cp = runtime.cupy()
-        import cupyx
-
         size = FIRST_CHUNK << len(self._device)
         self._first.append(self._first[-1] + len(self._host[-1]) if self._host else 0)
         self._device.append(cp.zeros((size, runtime.SLOT_WIDTH), dtype=np.int32))
-        mirror = cupyx.empty_pinned((size, runtime.SLOT_WIDTH), dtype=np.int32)
-        mirror.fill(NOT_LANDED)
-        self._host.append(mirror)
+        self._host.append(_mirror(size))
+
+    def __del__(self) -> None:
+        try:
+            for mirror in getattr(self, "_host", ()):
+                _give_back(mirror)
+        except Exception:  # noqa: S110 -- at interpreter exit the context may be gone; the
+            pass  # process's memory goes with it
 
     def _at(self, slot: int) -> tuple[int, int]:
         """(chunk, row) of ``slot``, growing the chunks to hold it."""
@@ -145,6 +148,33 @@ class Slots:
         """Field ``field`` of every slot after round 0 .. ``rounds_run - 1`` (after the timed
         call: for a Coloring's ``resolve``)."""
         return [float(x) for x in self.read(0, rounds_run, field)]
+
+
+# Pinned mirrors are kept for the process, never handed back to CuPy's pinned pool: rounds
+# launched past the end may still write to a mirror after its Slots is dropped, so a mirror is
+# taken again only once an event recorded when it was given back has passed (and no pinned
+# allocation, which is slow, falls inside a timed call once the warm-ups have made them).
+_SPARE: dict[int, list[tuple[np.ndarray, Any]]] = {}
+
+
+def _mirror(size: int) -> np.ndarray:
+    """A pinned (size, SLOT_WIDTH) int32 mirror, every slot NOT_LANDED."""
+    spare = _SPARE.setdefault(size, [])
+    ready = next((i for i, (_, given_back) in enumerate(spare) if given_back.done), None)
+    if ready is not None:
+        mirror = spare.pop(ready)[0]
+    else:
+        import cupyx
+
+        mirror = cupyx.empty_pinned((size, runtime.SLOT_WIDTH), dtype=np.int32)
+    mirror.fill(NOT_LANDED)
+    return mirror
+
+
+def _give_back(mirror: np.ndarray) -> None:
+    event = runtime.cupy().cuda.Event(disable_timing=True)
+    event.record()
+    _SPARE.setdefault(len(mirror), []).append((mirror, event))
 
 
 class _Driven:
