@@ -11,7 +11,8 @@ group, never averaged in (docs/report.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -271,22 +272,18 @@ def config_gaps(summary: pd.DataFrame) -> pd.DataFrame:
     how many of them it reaches the bound (``at_bound``), and the median and largest colors
     over the bound; most graphs at the bound first (ties: smaller median gap, then name).
     Empty where no graph has a bound."""
-    best = best_block_per_config(summary).dropna(subset=["colors_gap"])
-    if best.empty:
-        return pd.DataFrame(columns=BOUND_TABLE)
-    grouped = best.groupby("config")
-    out = pd.DataFrame(
-        {
-            "graphs": grouped.size(),
-            "at_bound": grouped["reaches_bound"].sum().astype(int),
-            "gap_median": grouped["colors_gap"].median(),
-            "gap_max": grouped["colors_gap"].max(),
-        }
-    ).rename_axis("config")
-    out = out.reset_index().sort_values(
-        ["at_bound", "gap_median", "config"], ascending=[False, True, True]
+    return _per_config(
+        summary,
+        "colors_gap",
+        lambda g: {
+            "graphs": g.size(),
+            "at_bound": g["reaches_bound"].sum().astype(int),
+            "gap_median": g["colors_gap"].median(),
+            "gap_max": g["colors_gap"].max(),
+        },
+        {"at_bound": False, "gap_median": True, "config": True},
+        BOUND_TABLE,
     )
-    return out[BOUND_TABLE].reset_index(drop=True)
 
 
 def host_shares(summary: pd.DataFrame) -> pd.DataFrame:
@@ -294,19 +291,35 @@ def host_shares(summary: pd.DataFrame) -> pd.DataFrame:
     its fastest block size in each case (as the figures): on how many cases it has them
     (``cases``), and the medians over those cases of its group's median ``host_share`` and
     ``host_syncs``; the largest share first (ties: name). Empty where no row records them."""
-    best = best_block_per_config(summary).dropna(subset=["host_share"])
+    return _per_config(
+        summary,
+        "host_share",
+        lambda g: {
+            "cases": g.size(),
+            "host_share": g["host_share"].median(),
+            "host_syncs": g["host_syncs"].median(),
+        },
+        {"host_share": False, "config": True},
+        HOST_TABLE,
+    )
+
+
+def _per_config(
+    summary: pd.DataFrame,
+    needs: str,
+    columns: Callable[[Any], dict[str, pd.Series]],
+    order: dict[str, bool],
+    table: list[str],
+) -> pd.DataFrame:
+    """One row per configuration, at its fastest block size in each case, over the cases
+    that have ``needs``: the ``columns`` of its groups, sorted by ``order`` (column ->
+    ascending); empty (with ``table``'s columns) where no case has it."""
+    best = best_block_per_config(summary).dropna(subset=[needs])
     if best.empty:
-        return pd.DataFrame(columns=HOST_TABLE)
-    grouped = best.groupby("config")
-    out = pd.DataFrame(
-        {
-            "cases": grouped.size(),
-            "host_share": grouped["host_share"].median(),
-            "host_syncs": grouped["host_syncs"].median(),
-        }
-    ).rename_axis("config")
-    out = out.reset_index().sort_values(["host_share", "config"], ascending=[False, True])
-    return out[HOST_TABLE].reset_index(drop=True)
+        return pd.DataFrame(columns=table)
+    out = pd.DataFrame(columns(best.groupby("config"))).rename_axis("config").reset_index()
+    out = out.sort_values(list(order), ascending=list(order.values()))
+    return out[table].reset_index(drop=True)
 
 
 BOUND_WORDS = {KNOWN: "its published χ", CLIQUE: "a clique found in it",
