@@ -103,10 +103,7 @@ def _vertex_based(
         else:
             detect(grid, block, (current, *graph, following, before, left, mirror))
 
-    rounds, active = slots.drive(
-        launch, counts, cap=n + 1, algorithm=algorithm, colors=colors, sync=sync
-    )
-    return Coloring(colors, rounds, {"active": active})
+    return slots.coloring(launch, counts, cap=n + 1, algorithm=algorithm, colors=colors, sync=sync)
 
 
 def vb(dg: runtime.DeviceGraph, *, block_size: int = VB_BLOCK, sync: str = "device") -> Coloring:
@@ -277,7 +274,7 @@ def _color_sets(
         if removal:
             kept = buffers[rnd % 2]
             forbid(grid, block, (count, pairs, colors, sets, vf, kept, before, left, mirror))
-            count, pairs = np.uint64(int(left) + 4 * Counter.KEPT), kept
+            count, pairs = rounds.kept(rnd + 1), kept
         else:
             forbid(grid, block, (count, pairs, colors, sets, vf, *gate))
         if tentative:

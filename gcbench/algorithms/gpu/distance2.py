@@ -117,14 +117,8 @@ def _rounds(
 ) -> Coloring:
     """The bounded rounds ``launch`` enqueues (:func:`~gcbench.algorithms.gpu.slots.drive`), as
     a Coloring."""
-    n = int(colors.size)
-    if n == 0:
-        return Coloring(colors, 0, {"active": []})
-    cap = round_cap(algorithm, n)
-    rounds, active = slots.drive(
-        launch, counts, cap=cap, algorithm=algorithm, colors=colors, sync=sync
-    )
-    return Coloring(colors, rounds, {"active": active})
+    cap = round_cap(algorithm, int(colors.size))
+    return slots.coloring(launch, counts, cap=cap, algorithm=algorithm, colors=colors, sync=sync)
 
 
 def _start(n: int, lists: int) -> tuple[Any, list[Any]]:

@@ -131,13 +131,10 @@ def _rounds(
 ) -> Coloring:
     """The bounded round loop. Every pass colors at least the vertex of largest (value, id)
     among those left, so n rounds always suffice; the cap n + 1 only guards against bugs."""
-    colors, n = select.colors, select.dg.n
-    if n == 0:
-        return Coloring(colors, 0, {"active": []})
-    rounds, active = slots.drive(
-        launch, select.slots, cap=n + 1, algorithm=algorithm, colors=colors, sync=sync
+    cap = select.dg.n + 1
+    return slots.coloring(
+        launch, select.slots, cap=cap, algorithm=algorithm, colors=select.colors, sync=sync
     )
-    return Coloring(colors, rounds, {"active": active})
 
 
 def jpl(

@@ -24,7 +24,7 @@ import numpy as np
 
 from gcbench.algorithms import rounds
 from gcbench.algorithms.gpu import runtime
-from gcbench.algorithms.registry import Param
+from gcbench.algorithms.registry import Coloring, Param
 
 FIRST_CHUNK = 64  # slots of the first chunk; each later chunk doubles
 NOT_LANDED = -1  # a mirror slot the device has not written yet (counts are never negative)
@@ -207,3 +207,20 @@ def drive(
     return rounds.drive(
         _Driven(launch, slots), cap=cap, algorithm=algorithm, colors=colors, sync=sync
     )
+
+
+def coloring(
+    launch: Callable[[int], None],
+    slots: Slots,
+    *,
+    cap: int,
+    algorithm: str,
+    colors: Any,
+    sync: str,
+) -> Coloring:
+    """:func:`drive` as the Coloring of ``colors``: ``iterations`` the rounds, ``trace["active"]``
+    what each left; no round for no vertices."""
+    if colors.size == 0:
+        return Coloring(colors, 0, {"active": []})
+    rounds, active = drive(launch, slots, cap=cap, algorithm=algorithm, colors=colors, sync=sync)
+    return Coloring(colors, rounds, {"active": active})
