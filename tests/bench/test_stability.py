@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pandas as pd
-import pytest
 
 import gcbench
 from gcbench.algorithms.sampling import MIN_REPS
@@ -36,7 +35,9 @@ def test_auto_stops_early_on_a_quiet_case_and_flags_a_noisy_one(bench_env, tmp_p
     assert MIN_REPS <= len(quiet) < 60, len(quiet)
     # (a machine busy with other work may make it contended: that flag is not tested here)
     assert not quiet["flags"].str.contains("noisy|drift").any(), quiet["flags"].tolist()
-    assert quiet.time_ms.median() == pytest.approx(5.0, rel=0.03)
+    # the drawn median, plus the runner's own call inside the timed region (0.1-0.2 ms on a
+    # loaded 2-core VM: a bare 0.1 ms case records 0.18 ms there)
+    assert 5.0 * 0.99 <= quiet.time_ms.median() <= 5.0 * 1.03 + 0.25, quiet.time_ms.tolist()
     assert list(quiet.rep) == list(range(len(quiet)))
     noisy = run_frame(tmp_path, "noisy", "test-draw", ["median_ms=2", "noise=0.3"],
                       reps="auto", warmup="auto", case_time=0.4)  # fmt: skip
