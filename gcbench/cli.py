@@ -438,10 +438,14 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
             click.echo(f"note: {note}")
     for line in summary.flag_lines():
         click.echo(f"warning: {line}")
+    for line in summary.load_failure_lines():
+        click.echo(f"error: {line}", err=True)
     for line in summary.failure_lines():
         click.echo(line)
     counts = ", ".join(f"{summary.counts[s]} {s}" for s in STATUSES if summary.counts[s])
-    click.echo(f"{summary.written} rows written to {summary.path} (file: {counts or 'no rows'})")
+    cases, rows = len(summary.measured), summary.written
+    click.echo(f"{cases} case{'' if cases == 1 else 's'} ({rows} row{'' if rows == 1 else 's'}) "
+               f"written to {summary.path} (file: {counts or 'no rows'})")  # fmt: skip
     if summary.trace_path is not None:
         click.echo(f"traces in {summary.trace_path}")
     if summary.cached_note is not None:
@@ -450,6 +454,8 @@ def run_(suite: str | None, graphs: tuple[str, ...], algorithms: tuple[str, ...]
         rows = sum(summary.counts.values())
         click.echo(f"interrupted; to finish, run: {_resume_command(summary.path, rows, command)}",
                    err=True)  # fmt: skip
+    elif summary.counts["ok"]:
+        click.echo(f"next: {shlex.join(['gcbench', 'report', str(summary.path)])}")
     sys.exit(summary.exit_code)
 
 

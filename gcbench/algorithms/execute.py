@@ -91,6 +91,11 @@ class Meter(Interface):
         """The SM clock now (None where unknown)."""
         ...
 
+    def floor_ms(self) -> float:
+        """The harness's own resolution for the case's time: what an interval of its median
+        narrower than this cannot promise (:meth:`Sampling.at_floor`)."""
+        ...
+
 
 def prepare(graph: Graph | Pattern, backend: str) -> Prepared:
     """Move ``graph`` to where ``backend`` runs; the GPU copy is timed (docs/architecture.md,
@@ -368,7 +373,8 @@ def repetitions(
             after_warmup()
     times: list[float] = []
     start = time.perf_counter()
-    while visit.more(times, time.perf_counter() - start):
+    floor = meter.floor_ms if meter is not None else lambda: 0.0
+    while visit.more(times, time.perf_counter() - start, floor()):
         run = next(stream)
         times.append(run.time_ms)
         yield replace(run, elapsed_s=time.perf_counter() - start)

@@ -8,14 +8,18 @@ still falling), for at most :data:`WARMUP_TIME_S`.
 
 ``--reps auto`` visits a case in at least :data:`MIN_PASSES` passes over the graph's cases, a
 few repetitions each time, until the 95 % interval of the median of all its repetitions lies
-within ``noise`` of it, or ``case_time_s`` is spent. The host's speed moves in regimes of
-seconds (docs/statistics.md, "Causes found"); repetitions spread over the whole graph's time
-sample several of them, where repetitions in a row sample one. A number instead of ``auto``
-is that many runs in one visit, no more, no less.
+within ``noise`` of it, the interval is within the harness's own floor (``floor_ms``: one
+host round trip on the GPU, the timer's resolution on the CPU; flag ``floor``), or
+``case_time_s`` is spent. A case whose runs outlast its time stops at :data:`CAPPED_REPS`
+(flag ``capped`` when that leaves no interval). The host's speed moves in regimes of seconds
+(docs/statistics.md, "Causes found"); repetitions spread over the whole graph's time sample
+several of them, where repetitions in a row sample one. A number instead of ``auto`` is that
+many runs in one visit, no more, no less.
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +29,7 @@ AUTO = "auto"
 MIN_REPS = 5  # repetitions a case gets at least, over all its visits
 MIN_VISIT_REPS = 2  # repetitions of one visit at least
 MIN_PASSES = 3  # visits of an auto case at least: its repetitions spread over the graph's time
+CAPPED_REPS = 3  # repetitions of a case past its case time at least (a median of three)
 MAX_PASSES = 8  # visits at most
 MAX_REPS = 100_000  # a bound that a case reaches only with sub-microsecond runs
 MIN_WARMUP = 2  # two runs: the second tells whether times still fall
@@ -91,29 +96,52 @@ class Sampling:
         width = stats.relative_halfwidth(times)
         return width is not None and width <= self.noise
 
+    def at_floor(self, times: Sequence[float], floor_ms: float) -> bool:
+        """Whether the median of ``times`` is known within ``floor_ms``, the harness's own
+        resolution (one host round trip on the GPU): more repetitions would narrow the
+        interval below what the harness can promise, so they stop there (flag ``floor``)."""
+        if len(times) < MIN_REPS or floor_ms <= 0:
+            return False
+        width = stats.relative_halfwidth(times)
+        return width is not None and width * statistics.median(times) <= floor_ms
+
+    def settled(self, times: Sequence[float], floor_ms: float = 0.0) -> bool:
+        """Sure, or at the floor: no more repetitions needed."""
+        return self.sure(times) or self.at_floor(times, floor_ms)
+
     def visit(self, history: Sequence[float] = (), spent_s: float = 0.0, index: int = 0) -> Visit:
         """The visit ``index`` of a case that has ``history`` (its times so far) and has
         spent ``spent_s`` seconds on them."""
         return Visit(self, tuple(history), spent_s, index)
 
-    def finished(self, times: Sequence[float], spent_s: float, visits: int) -> bool:
-        """Whether a case with these times, seconds spent and visits needs no more."""
+    def finished(
+        self, times: Sequence[float], spent_s: float, visits: int, floor_ms: float = 0.0
+    ) -> bool:
+        """Whether a case with these times, seconds spent and visits needs no more
+        (``floor_ms``: the harness's resolution, :meth:`at_floor`)."""
         if self.reps is not None or visits >= MAX_PASSES or len(times) >= MAX_REPS:
             return True
+        out_of_time = spent_s >= self.case_time_s
+        if out_of_time and len(times) >= CAPPED_REPS:
+            return True  # a slow case: its time is spent, fewer passes than usual
         if visits < MIN_PASSES:
             return False
-        return self.sure(times) or spent_s >= self.case_time_s
+        return self.settled(times, floor_ms) or out_of_time
 
-    def flags(self, times: Sequence[float]) -> tuple[str, ...]:
-        """The case's own flags: ``drift`` when its halves differ beyond the noise target,
-        ``noisy`` when the median's interval is wider than it (a fixed count too small for an
-        interval is not judged)."""
+    def flags(self, times: Sequence[float], floor_ms: float = 0.0) -> tuple[str, ...]:
+        """The case's own flags: ``drift`` when its halves differ beyond the noise target;
+        ``noisy`` when the median's interval is wider than it, ``floor`` instead when that
+        interval is within the harness's resolution ``floor_ms``, ``capped`` instead when
+        its time ran out before it had an interval (a fixed count too small for an interval
+        is not judged)."""
         out = []
         if stats.drifted(times, self.noise):
             out.append("drift")
         width = stats.relative_halfwidth(times)
-        if (width is None and self.reps is None) or (width is not None and width > self.noise):
-            out.append("noisy")
+        if width is None and self.reps is None:
+            out.append("capped")
+        elif width is not None and width > self.noise:
+            out.append("floor" if self.at_floor(times, floor_ms) else "noisy")
         return tuple(out)
 
 
@@ -128,18 +156,19 @@ class Visit:
     spent_s: float = 0.0
     index: int = 0
 
-    def more(self, times: Sequence[float], elapsed_s: float) -> bool:
-        """Whether to run another repetition in this visit, given its times so far and the
-        seconds since the first began. Auto: at least :data:`MIN_VISIT_REPS`; then on until
-        all the case's times are sure, this visit's share of the case time (a
-        :data:`MIN_PASSES`-th) is spent, or the case's."""
+    def more(self, times: Sequence[float], elapsed_s: float, floor_ms: float = 0.0) -> bool:
+        """Whether to run another repetition in this visit, given its times so far, the
+        seconds since the first began and the harness's resolution (``floor_ms``). Auto: at
+        least :data:`MIN_VISIT_REPS` (one once the case's time is spent); then on until all
+        the case's times are settled (:meth:`Sampling.settled`), this visit's share of the
+        case time (a :data:`MIN_PASSES`-th) is spent, or the case's."""
         s = self.sampling
         if s.reps is not None:
             return len(times) < s.reps
-        if len(times) < MIN_VISIT_REPS:
-            return True
         spent = self.spent_s + elapsed_s
+        if not times or (len(times) < MIN_VISIT_REPS and spent < s.case_time_s):
+            return True
         if spent >= s.case_time_s or elapsed_s >= s.case_time_s / MIN_PASSES:
             return False
         pooled = (*self.history, *times)
-        return len(pooled) < MAX_REPS and not s.sure(pooled)
+        return len(pooled) < MAX_REPS and not s.settled(pooled, floor_ms)

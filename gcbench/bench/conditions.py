@@ -22,12 +22,14 @@ worker got and how long its threads waited for a CPU, and the flags these earn.
   another process computing on the GPU, also ``contended``.
 - ``round_trip_us``: after each GPU repetition, the host's round trip to the device (a
   one-element kernel and its copy back: :class:`gcbench.algorithms.gpu.runtime.RoundTrip`),
-  what every round of an algorithm that reads back costs on the host.
+  what every round of an algorithm that reads back costs on the host; their median over the
+  case's repetitions is the floor its interval stops at (:meth:`Conditions.floor_ms`).
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import threading
 import time
 from collections.abc import Iterable
@@ -41,6 +43,8 @@ CONTENDED_UTIL = 0.8  # without schedstat: CPU rows that got less than this of t
 CONTENDED_OTHERS = 0.5  # other processes kept this share of the cores the case left busy
 MACHINE_WINDOW_S = 0.1  # judged once a case has run this long (/proc/stat counts in ticks)
 WAIT_WINDOW_S = 0.02  # the wait judged once a case has run this long (one wake-up is not it)
+EVENT_RESOLUTION_MS = 5e-4  # CUDA events: "a resolution of around 0.5 microseconds"
+TIMER_RESOLUTION_MS = time.get_clock_info("perf_counter").resolution * 1e3
 _TASKS = Path("/proc/self/task")
 _STAT = Path("/proc/stat")
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
@@ -162,6 +166,7 @@ class Conditions:
         self._case: Any = None
         self._machine: tuple[float | None, float, float, float] = (None, 0.0, 0.0, 0.0)
         self._totals: dict[Any, tuple[float, float, float, float]] = {}  # case -> _account
+        self._trips: dict[Any, list[float]] = {}  # case -> its repetitions' round trips (µs)
 
     def begin_case(self, case: Any = None, threads: int = 1) -> None:
         """Start the accounting of a visit of ``case`` (a key: a case's visits add up), whose
@@ -198,6 +203,7 @@ class Conditions:
             columns["throttle"] = self.gpu.throttle()
         if self.round_trip is not None:
             columns["round_trip_us"] = self.round_trip.us()
+            self._trips.setdefault(self._case, []).append(columns["round_trip_us"])
         columns["flags"] = "throttled" if columns.get("throttle") else ""
         return columns
 
@@ -234,3 +240,13 @@ class Conditions:
 
     def clock_mhz(self) -> int | None:
         return self.gpu.sm_mhz() if self.gpu is not None else None
+
+    def floor_ms(self) -> float:
+        """The harness's resolution for the case's time: on the GPU, the median of the host
+        round trips measured after its repetitions so far (a blocking read or a burst of
+        launches moves a repetition by about that much) plus the events' resolution; on the
+        CPU, the timer's resolution."""
+        trips = self._trips.get(self._case)
+        if self.round_trip is None or not trips:
+            return TIMER_RESOLUTION_MS
+        return statistics.median(trips) / 1e3 + EVENT_RESOLUTION_MS

@@ -3,8 +3,9 @@
 A rich progress bar on stderr: the phase the run is in (fetching, generating or loading a
 graph, copying it to the GPU, compiling, running a case) and for how long, cases done/total,
 elapsed time and an honest ETA (:class:`Eta`); one-line notes are printed above it. When
-stderr is not a terminal (or when asked) only the building of large graphs is said, a line
-each.
+stderr is not a terminal, a plain line says how far the run is at most every
+:data:`PLAIN_EVERY_S` (a CI log or ``| tee`` shows progress without a bar), and the building
+of large graphs is said, a line each; ``--quiet`` shows nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from rich.progress import (
 )
 from rich.table import Column
 from rich.text import Text
+
+PLAIN_EVERY_S = 10.0  # the plain progress line's period when stderr is not a terminal
 
 
 class Eta:
@@ -115,6 +118,10 @@ class Display:
 
     def __init__(self, total: int, *, weight: float | None = None, enabled: bool = True) -> None:
         self.active = enabled and sys.stderr.isatty()
+        self.plain = enabled and not self.active
+        self._total = total
+        self._done = 0
+        self._said = time.monotonic()
         self.eta = Eta(float(total) if weight is None else weight)
         self.phase_text = self.case_text = "starting"
         self.phase_since = time.monotonic()
@@ -170,6 +177,14 @@ class Display:
         with self._lock:
             self.eta.finish(cases * weight)
             self._progress.advance(self._task, cases)
+            self._done += cases
+            now = time.monotonic()
+            if not self.plain or now - self._said < PLAIN_EVERY_S or self._done >= self._total:
+                return
+            self._said = now
+        elapsed = timedelta(seconds=round(now - self.eta.started))
+        print(f"{self._done}/{self._total} cases, {elapsed} elapsed, {self.eta.text()}",
+              file=sys.stderr, flush=True)  # fmt: skip
 
     def skip(self, cases: int, weight: float = 1.0) -> None:
         """``cases`` cases of ``weight`` each are done without running (resumed)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import shlex
 import socket
@@ -24,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gcbench import stats
 from gcbench.errors import InputError, OutputError, os_reason
 from gcbench.grammar import DEFAULT_PROBLEM
 from gcbench.outputs import make_parent, replaced
@@ -65,8 +67,21 @@ PROBLEM_COLUMNS: tuple[str, ...] = ("problem", "nets", "recovered")
 HOST_COLUMNS: tuple[str, ...] = ("host_syncs", "device_ms")
 # Flags, in the order a row lists them: the GPU slowed itself (throttled), another process
 # took CPU time the case wanted or ran on its GPU (contended), the case's repetitions trend
-# (drift), its interval stayed wider than --noise (noisy).
-FLAGS: tuple[str, ...] = ("throttled", "contended", "drift", "noisy")
+# (drift), its interval stayed wider than --noise (noisy), its runs outlasted --case-time
+# before it had an interval (capped); these make its times suspect. Milder: its interval is
+# wider than --noise but within the harness's own resolution (floor: docs/statistics.md).
+SUSPECT_FLAGS: tuple[str, ...] = ("throttled", "contended", "drift", "noisy", "capped")
+FLAGS: tuple[str, ...] = (*SUSPECT_FLAGS, "floor")
+FLOOR_CAUSE = (
+    "stopped at their noise floor: their median's interval is wider than --noise but within "
+    "one host round trip, what the harness can resolve"
+)
+
+
+def is_suspect(flags: str) -> bool:
+    """Whether a ";"-joined flag list makes its times suspect (any flag but ``floor``)."""
+    return any(flag in SUSPECT_FLAGS for flag in flags.split(";"))
+
 
 # Schema v1's columns, then the ones each schema version added at the end (docs/architecture.md,
 # "CSV schema").
@@ -261,10 +276,17 @@ class Failures:
 
     def __init__(self) -> None:
         self.groups: dict[tuple[str, str, str], tuple[int, str]] = {}
+        self.unloaded: dict[str, str] = {}  # graph -> why it did not load
 
-    def add(self, row: Mapping[str, Any]) -> None:
+    def add(self, row: Mapping[str, Any], *, loaded: bool = True) -> None:
+        """Count ``row``; ``loaded=False``: its graph never loaded (that graph's failure is
+        said once, :meth:`load_lines`, rather than in a group per algorithm)."""
         status = format_value(row.get("status"))
         if status not in FAILING:
+            return
+        if not loaded:
+            graph = format_value(row.get("graph"))
+            self.unloaded.setdefault(graph, _first_line(format_value(row.get("error"))))
             return
         problem = format_value(row.get("problem")) or DEFAULT_PROBLEM
         algorithm = format_value(row.get("algorithm"))
@@ -273,6 +295,13 @@ class Failures:
         key = (format_value(row.get("graph")), algorithm, status)
         count, error = self.groups.get(key, (0, _first_line(format_value(row.get("error")))))
         self.groups[key] = (count + 1, error)
+
+    def load_lines(self) -> list[str]:
+        """One line per graph that did not load: why, naming the graph."""
+        return [
+            error if graph in error else f"{graph}: {error}"
+            for graph, error in self.unloaded.items()
+        ]
 
     def lines(self, limit: int = FAILURE_LINES) -> list[str]:
         """A heading and one line per group, at most ``limit`` lines in all (the last says
@@ -303,45 +332,71 @@ class Failures:
         return out
 
 
-# What one line at the end of a run says of the cases with each flag (docs/statistics.md).
-FLAG_CAUSES: dict[str, str] = {
-    "throttled": "ran while the GPU slowed itself (a power or thermal limit: column throttle)",
-    "contended": "ran while another process used the CPU cores or the GPU",
-    "drift": "drifted: their first and second halves of repetitions differ beyond the noise",
-    "noisy": "stayed noisier than the target: their median's interval is wider than --noise",
-}
+# What the line at the end of a run says of the cases with each suspect flag, and what to do
+# about them (docs/statistics.md); a ``floor`` case is as sure as the harness can be: no line.
+FLAG_CAUSES: dict[str, tuple[str, str]] = {
+    "throttled": ("ran while the GPU slowed itself (a power or thermal limit: column throttle)",
+                  "let the GPU cool, or check its power and cooling, and rerun them"),
+    "contended": ("ran while another process used the CPU cores or the GPU",
+                  "close other programs and rerun them"),
+    "drift": ("drifted: their first and second halves of repetitions differ beyond the noise",
+              "rerun them on a quiet machine, or give each case longer (--case-time)"),
+    "noisy": ("stayed noisier than the target: their median's interval is wider than --noise",
+              "give each case longer (--case-time) or accept a wider --noise"),
+    "capped": ("outlasted --case-time before their median had an interval",
+               "give each case longer (--case-time) to get one"),
+}  # fmt: skip
+WORST_NAMED = 3  # cases a flag's line names, the least sure first
 
 
 ROUND_TRIP_SPREAD = 1.5  # a run whose host round trips' p95 / p5 exceed this says so
 
 
 class Flagged:
-    """The cases whose rows carry each flag, and the host round trips the rows recorded
-    (``gcbench run`` says how many cases, and how far the round trip moved, at the end)."""
+    """The cases whose rows carry each flag, their times, and the host round trips the rows
+    recorded (``gcbench run`` says at the end, for the rows it measured, one line per kind of
+    problem, naming the least sure cases and what to do)."""
 
     def __init__(self) -> None:
         self.cases: dict[str, set[Key]] = {flag: set() for flag in FLAGS}
+        self.times: dict[Key, list[float]] = {}
         self.round_trips: list[float] = []
 
     def add(self, row: Mapping[str, Any]) -> None:
+        key = row_key(row)[:-1]
         text = format_value(row.get("flags"))
         for flag in filter(None, text.split(";")):
             if flag in self.cases:
-                self.cases[flag].add(row_key(row)[:-1])
+                self.cases[flag].add(key)
         try:
+            self.times.setdefault(key, []).append(float(row.get("time_ms") or "nan"))
             self.round_trips.append(float(row.get("round_trip_us") or "nan"))
         except ValueError:
             return
 
+    def _unsure(self, key: Key) -> float:
+        """How far the case's median may be off, as a share (infinite without an interval)."""
+        times = [t for t in self.times.get(key, []) if t == t]
+        width = stats.relative_halfwidth(times) if times else None
+        return math.inf if width is None else width
+
+    def _named(self, keys: set[Key]) -> str:
+        """The :data:`WORST_NAMED` least sure of ``keys``, as graph algorithm[params]."""
+        worst = sorted(keys, key=lambda k: (-self._unsure(k), k))[:WORST_NAMED]
+        names = [f"{k[0]} {k[2]}" + (f"[{k[3]}]" if k[3] else "") for k in worst]
+        more = f" and {len(keys) - len(worst)} more" if len(keys) > len(worst) else ""
+        return ", ".join(names) + more
+
     def lines(self) -> list[str]:
-        """One line per flag that some case has, in :data:`FLAGS` order, then one on the host
-        round trip when it moved by more than :data:`ROUND_TRIP_SPREAD` over the rows."""
+        """One line per suspect flag that some case has, in :data:`FLAGS` order (its cause,
+        the least sure cases, what to do), then one on the host round trip when it moved by
+        more than :data:`ROUND_TRIP_SPREAD` over the rows; none when all is normal."""
         out = []
-        for flag in FLAGS:
-            count = len(self.cases[flag])
-            if count:
-                cases = "1 case" if count == 1 else f"{count} cases"
-                out.append(f"{cases} {FLAG_CAUSES[flag]} ({flag}): their times are unreliable")
+        for flag, (cause, action) in FLAG_CAUSES.items():
+            keys = self.cases[flag]
+            if keys:
+                cases = "1 case" if len(keys) == 1 else f"{len(keys)} cases"
+                out.append(f"{cases} {cause} ({flag}: {self._named(keys)}): {action}")
         trips = sorted(t for t in self.round_trips if t == t)  # NaN: not a GPU row
         if len(trips) >= 20:
             low, high = trips[len(trips) // 20], trips[-(len(trips) // 20) - 1]
@@ -394,6 +449,12 @@ class _Appender:
         self._file.close()
 
 
+def refuse_existing(path: Path) -> None:
+    """A results file that holds rows is never written over: resume it or name another."""
+    if path.exists() and path.stat().st_size:
+        raise InputError(f"{path} already exists; pass --resume {path} or another --out")
+
+
 class ResultsFile(_Appender):
     """The results CSV of a run. With ``resume``, an existing file is checked, a partial last
     line (from a killed run) is cut off, and its rows' keys and statuses are read."""
@@ -403,11 +464,10 @@ class ResultsFile(_Appender):
         self.cases: set[Key] = set()  # the recorded keys without rep: cases with any row
         self.previous: Counter[str] = Counter()
         self.failures = Failures()  # of the rows already in a resumed file
-        self.flagged = Flagged()
         if resume:
             self._read_existing(path)
-        elif path.exists() and path.stat().st_size:
-            raise InputError(f"{path} already exists; pass --resume {path} or another --out")
+        else:
+            refuse_existing(path)
         super().__init__(path, COLUMNS, "the results file")
 
     def _read_existing(self, path: Path) -> None:
@@ -418,7 +478,6 @@ class ResultsFile(_Appender):
                 self.cases.add(key[:-1])
                 self.previous[row["status"]] += 1
                 self.failures.add(row)
-                self.flagged.add(row)
 
 
 RETRYABLE: tuple[str, ...] = ("error", "timeout", "oom", "invalid", "unsupported")

@@ -41,10 +41,13 @@ from gcbench.bench.results import (
     Environment,
     Failures,
     Flagged,
+    Key,
     ResultsFile,
     TraceFile,
     capture_environment,
     drop_cases,
+    refuse_existing,
+    row_key,
 )
 from gcbench.bench.shard import parse_shard, select
 from gcbench.bench.suite import (
@@ -100,6 +103,7 @@ class RunSummary:
     notes_shown: bool = False
     failures: Failures = field(default_factory=Failures)
     flagged: Flagged = field(default_factory=Flagged)
+    measured: set[Key] = field(default_factory=set)  # the cases this invocation wrote rows of
     cached_note: str | None = None
 
     @property
@@ -110,13 +114,19 @@ class RunSummary:
             return 130
         return 1 if any(self.counts[s] for s in FAILING) else 0
 
+    def load_failure_lines(self) -> list[str]:
+        """One line per graph that did not load in this run (``run`` prints them on stderr,
+        each graph's rows record it)."""
+        return self.failures.load_lines()
+
     def failure_lines(self) -> list[str]:
         """The rows that are not ok, grouped by (graph, algorithm, status) with the first error
         of each, in at most ``FAILURE_LINES`` lines (none when all are ok)."""
         return self.failures.lines()
 
     def flag_lines(self) -> list[str]:
-        """One line per flag the file's cases carry (docs/statistics.md), none when clean."""
+        """One line per kind of problem the cases measured in this invocation carry
+        (docs/statistics.md), none when clean: rows a resumed file held are not news."""
         return self.flagged.lines()
 
 
@@ -230,6 +240,7 @@ def plan(
     opts = replace(options or RunOptions(), **changes).checked()
     if opts.out is not None and opts.resume is None:
         require_parent(Path(opts.out))
+        refuse_existing(Path(opts.out))  # a usage error, before the run says anything
     elif opts.out is not None and Path(opts.out).resolve() != Path(opts.resume).resolve():
         raise SpecError(f"--out {opts.out} and --resume {opts.resume} differ; --resume appends")
     load_plugins()
@@ -339,7 +350,6 @@ def _record(opts: RunOptions, the_plan: Plan, engine: Engine) -> RunSummary:
         summary.trace_path = traces.path if traces else None
         summary.counts.update(results.previous)
         summary.failures = results.failures
-        summary.flagged = results.flagged
         summary.notes.extend(the_plan.notes)
         if not opts.offline:
             # a graph for d1 and d2; a pd2 case's matrix is fetched by its worker
@@ -572,8 +582,9 @@ class _Session:
         with self._lock:
             self.results.append(row)
             self.summary.counts[row["status"]] += 1
-            self.summary.failures.add(row)
+            self.summary.failures.add(row, loaded=info is not None)
             self.summary.flagged.add(row)
+            self.summary.measured.add(row_key(row)[:-1])
             self.summary.written += 1
             if trace and self.traces is not None:
                 for trow in trace:

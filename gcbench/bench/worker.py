@@ -372,8 +372,9 @@ class _Worker:
                 done += 1
             spent = job.spent_s + elapsed  # the repetitions' time, not the warm-up's
             pooled = (*job.history, *times)
-            finished = sampling.finished(pooled, spent, job.visit + 1)
-            flags = sampling.flags(pooled) if finished else ()
+            floor = meter.floor_ms()
+            finished = sampling.finished(pooled, spent, job.visit + 1, floor)
+            flags = sampling.flags(pooled, floor) if finished else ()
             if meter.contended():
                 flags = (*flags, "contended")
         except Exception as exc:

@@ -22,9 +22,11 @@ from gcbench.bench.results import (
     BOUND_COLUMNS,
     FLAG_CAUSES,
     FLAGS,
+    FLOOR_CAUSE,
     HOST_COLUMNS,
     LEVEL_COLUMNS,
     STATUSES,
+    is_suspect,
 )
 from gcbench.errors import InputError, SpecError
 from gcbench.grammar import (
@@ -402,14 +404,25 @@ def flag_notes(summary: pd.DataFrame) -> list[str]:
     their times; none for results without flags (schema v1 and v2 files have none)."""
     counts = summary["flags"].str.split(";").explode().value_counts()
     gpu = gpu_rows(summary) or "throttled" in counts.index  # only a GPU throttles
-    causes = FLAG_CAUSES if gpu else {**FLAG_CAUSES, **CPU_FLAG_CAUSES}
+    causes = {flag: cause for flag, (cause, _) in FLAG_CAUSES.items()}
+    causes.update({} if gpu else CPU_FLAG_CAUSES)
     notes = []
     for flag in flag_union(counts.index).split(";"):
         if flag:
             n = int(counts[flag])
+            groups = f"{n} group{'s' if n != 1 else ''}"
+            if flag == "floor":
+                notes.append(f"{groups} {FLOOR_CAUSE} (floor): as sure as gcbench can measure")
+                continue
             what = f"{causes[flag]} ({flag})" if flag in causes else f"are {flag}"
-            notes.append(f"{n} group{'s' if n != 1 else ''} {what}: their times are unreliable")
+            notes.append(f"{groups} {what}: their times are unreliable")
     return notes
+
+
+def suspect(flags: pd.Series) -> pd.Series:
+    """Per row of ``flags`` (";"-joined lists), whether they make its times suspect: every
+    flag but ``floor`` does (docs/statistics.md)."""
+    return flags.fillna("").astype(str).map(is_suspect).astype(bool)
 
 
 def in_graph_order(frame: pd.DataFrame, graphs: Sequence[str]) -> pd.DataFrame:

@@ -30,6 +30,7 @@ from gcbench.report.aggregate import (
     group_label,
     matching,
     provenance,
+    suspect,
     with_problem,
 )
 from gcbench.report.load import COUNT_SETUP, TIMING, read_results
@@ -422,12 +423,11 @@ def _result(
             f"{ROUND_TRIP_SHIFT:.0%} apart between the sides (flag {ROUND_TRIP}): algorithms "
             "that read a result back every round move with it (docs/statistics.md)"
         )
-    flagged = int((table["flags"] != "").sum())
+    flagged = int(suspect(table["flags"]).sum())
     if flagged:
         notes.append(
-            f"{flagged} case(s) carry flags (their rows ran throttled, contended, drifting or "
-            "noisy, or the sides' host round trips differ; docs/statistics.md): read their "
-            "verdicts with care"
+            f"{flagged} case(s) carry flags (their rows ran throttled, contended, drifting, "
+            "noisy or capped; docs/statistics.md): read their verdicts with care"
         )
     return Comparison(
         table=table,

@@ -27,7 +27,7 @@ import pandas as pd
 from gcbench import grammar
 from gcbench.errors import InputError
 from gcbench.grammar import DEFAULT_PROBLEM
-from gcbench.report.aggregate import has_block_sizes, problem_parts
+from gcbench.report.aggregate import has_block_sizes, problem_parts, suspect
 from gcbench.report.defaults import CLIQUE, DELTA_1, DPI, KNOWN, MAX_ROW
 from gcbench.report.plots_panels import (
     PROFILE_IN,
@@ -191,7 +191,7 @@ def grouped_bars(
         return laid.unstack().reindex(index=table.index, columns=configs)
 
     lows, highs = (cells(frame[c]) for c in err) if err is not None else (None, None)
-    flagged = cells((frame["flags"] != "").astype(float)).fillna(0) > 0 if flags else None
+    flagged = cells(suspect(frame["flags"]).astype(float)).fillna(0) > 0 if flags else None
     extent = [table.to_numpy(dtype=float)]
     if lows is not None and highs is not None:
         extent += [lows.to_numpy(dtype=float), highs.to_numpy(dtype=float)]

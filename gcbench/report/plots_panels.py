@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from gcbench.bench.results import CLASS_SIZE_SERIES
-from gcbench.report.aggregate import has_block_sizes
+from gcbench.report.aggregate import has_block_sizes, suspect
 from gcbench.report.plots_style import (
     CHAR_IN,
     EDGE_COLOUR,
@@ -164,7 +164,7 @@ def block_size_sweep(summary: pd.DataFrame, style: Style) -> Figure | None:
                             line["time_ci_high_ms"], color=style.colour(config),
                             alpha=0.15)  # fmt: skip
             handles[config] = _line_handle(style, config)
-        marked = part[part["flags"] != ""]
+        marked = part[suspect(part["flags"])]
         if not marked.empty:
             (handles[FLAG_LABEL],) = ax.plot(marked["block_size"].astype(float),
                                              marked["time_ms"], "o", markersize=8, mfc="none",

@@ -13,8 +13,16 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
+from gcbench.bench.results import is_suspect
 from gcbench.grammar import DEFAULT_PROBLEM
-from gcbench.report.aggregate import CASE, config_gaps, gpu_rows, has_block_sizes, has_distance2
+from gcbench.report.aggregate import (
+    CASE,
+    config_gaps,
+    gpu_rows,
+    has_block_sizes,
+    has_distance2,
+    suspect,
+)
 from gcbench.report.defaults import PROBLEM_BOUNDS
 
 if TYPE_CHECKING:
@@ -33,7 +41,7 @@ DROP_ORDER = ["Medge/s", "transfer ms", "its time ms", "worst ms", "speedup CI",
               "colors/best geo. mean", "degeneracy + 1", "m", "nets", "over bound", "CI ms",
               "tried"]  # fmt: skip
 NEAR = "≈"  # marks a time not told apart from the fastest on its graph
-FLAGGED = "†"  # marks a time measured under a flag (throttled, contended, drift, noisy)
+FLAGGED = "†"  # marks a time measured under a suspect flag (any but floor)
 NEAR_SHOWN = 2  # groups named beside the fastest in the winners, at most
 CI_LEGEND = (
     "CI: 95 % confidence interval of the median time, or of the speedup (docs/statistics.md);"
@@ -242,7 +250,7 @@ def _marked_time(row: pd.Series) -> str:
     """The median time, after ``≈`` where it is not told apart from the fastest's, and
     before ``†`` where the group is flagged."""
     near = f"{NEAR} " if row["near_fastest"] else ""
-    return near + num(row["time_ms"]) + (FLAGGED if row["flags"] else "")
+    return near + num(row["time_ms"]) + (FLAGGED if is_suspect(row["flags"]) else "")
 
 
 RESULT_COLUMNS = [
@@ -269,7 +277,7 @@ def _result_legend(part: pd.DataFrame, speedups: bool) -> tuple[str, ...]:
     bounds = BOUND_LEGEND_D2 if has_distance2(part) else BOUND_LEGEND
     marks = (
         (part["near_fastest"].any(), NEAR_LEGEND),
-        ((part["flags"] != "").any(), FLAG_LEGEND),
+        (suspect(part["flags"]).any(), FLAG_LEGEND),
         (part["colors_gap"].notna().any(), bounds),
         ((part["colors_gap"] < 0).any(), BELOW_LEGEND),
     )
@@ -409,7 +417,7 @@ def distance2_section(table: pd.DataFrame) -> Section:
         *([("speedup_serial", "vs greedy", ratio), ("serial_ci", "vs greedy CI", str)]
           if serial else []),
     ]  # fmt: skip
-    marks = ((table["near_fastest"].any(), NEAR_LEGEND), ((table["flags"] != "").any(),
+    marks = ((table["near_fastest"].any(), NEAR_LEGEND), (suspect(table["flags"]).any(),
              FLAG_LEGEND), (serial, SERIAL_LEGEND))  # fmt: skip
     legend = (CI_LEGEND if serial else CI_TIME_LEGEND, *DISTANCE2_LEGEND,
               *(line for shown, line in marks if shown))  # fmt: skip

@@ -3,7 +3,10 @@ case earns (docs/statistics.md)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from gcbench.algorithms.sampling import (
+    CAPPED_REPS,
     CLOCK_SHARE,
     LONG_RUN_MS,
     MAX_PASSES,
@@ -69,4 +72,57 @@ def test_flags_of_a_case():
     assert AUTO.flags([10.0, 30.0] * 10) == ("noisy",)
     assert AUTO.flags([2.0 * 1.1**i for i in range(10)]) == ("drift", "noisy")
     assert Sampling(3).flags([10.0, 30.0, 20.0]) == ()  # too few for an interval: not judged
-    assert AUTO.flags([10.0, 30.0, 20.0]) == ("noisy",)  # auto always judges
+    assert AUTO.flags([10.0, 30.0, 20.0]) == ("capped",)  # auto: out of time without one
+
+
+def simulate(sampling: Sampling, draw, floor_ms: float, per_rep_s: float) -> tuple[list, float]:
+    """An auto case run as the runner runs it, with repetitions drawn by ``draw()`` and each
+    taking ``per_rep_s`` of wall time: its times and its flags."""
+    times: list[float] = []
+    spent, visits = 0.0, 0
+    while True:
+        visit, this = sampling.visit(times, spent, visits), []
+        while visit.more(this, len(this) * per_rep_s, floor_ms):
+            this.append(draw())
+        times, spent, visits = [*times, *this], spent + len(this) * per_rep_s, visits + 1
+        if sampling.finished(times, spent, visits, floor_ms):
+            return times, sampling.flags(times, floor_ms)
+
+
+def test_a_stream_at_the_harness_floor_stops_early_with_the_floor_flag():
+    # 0.2 ms ± 40 % of host jitter, a 0.04 ms round trip: 1 % (0.002 ms) would take
+    # thousands of repetitions
+    rng = np.random.default_rng(0)
+
+    def jittery() -> float:
+        return 0.2 * (1 + 0.4 * (2 * rng.random() - 1))
+
+    times, flags = simulate(AUTO, jittery, 0.04, 0.002)
+    assert flags == ("floor",) and len(times) < 40, (len(times), flags)
+    assert AUTO.at_floor(times, 0.04) and not AUTO.sure(times)
+    # the same stream without a floor (the CPU) runs until its case time: noisy
+    times, flags = simulate(AUTO, jittery, 0.0, 0.002)
+    assert flags == ("noisy",) and len(times) * 0.002 >= AUTO.case_time_s, (len(times), flags)
+
+
+def test_a_drifting_stream_is_still_drift_at_the_floor():
+    steps = iter(range(10_000))
+    times, flags = simulate(AUTO, lambda: 2.0 * 1.01 ** next(steps), 0.05, 0.01)
+    assert "drift" in flags, flags
+
+
+def test_a_clean_stream_reaches_the_noise_target_and_is_not_flagged():
+    rng = np.random.default_rng(1)
+    times, flags = simulate(AUTO, lambda: 5.0 * (1 + 0.005 * rng.random()), 0.03, 0.005)
+    assert flags == () and AUTO.sure(times)
+    assert MIN_PASSES * MIN_VISIT_REPS <= len(times) < 20
+
+
+def test_a_case_slower_than_its_case_time_stops_at_three_repetitions_capped():
+    slow = Sampling(case_time_s=0.5)
+    times, flags = simulate(slow, lambda: 13_000.0, 0.0, 13.0)  # 13 s a run
+    assert len(times) == CAPPED_REPS and flags == ("capped",)
+    # one that fits a few runs in its time still gets its passes and an interval
+    rng = np.random.default_rng(2)
+    times, flags = simulate(slow, lambda: 50.0 * (1 + 0.001 * rng.random()), 0.0, 0.05)
+    assert len(times) >= MIN_PASSES * MIN_VISIT_REPS and flags == ()

@@ -116,7 +116,7 @@ def test_failures_exit_1_and_the_device_is_named(bench_env, tmp_path, cli):
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     assert "running" in lines[0] and ("GPU" in lines[0] or "CPU" in lines[0])
-    assert lines[-1] == f"1 rows written to {tmp_path / 'r.csv'} (file: 1 invalid)"
+    assert lines[-1] == f"1 case (1 row) written to {tmp_path / 'r.csv'} (file: 1 invalid)"
 
 
 def test_spec_errors_are_one_line_before_anything_runs(bench_env, tmp_path, cli):
@@ -158,25 +158,33 @@ def test_every_status_but_ok_exits_1_and_says_why(bench_env, tmp_path, algorithm
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     status = pd.read_csv(out).query("algorithm == @algorithm").status.iloc[0]
-    assert lines[-2:] == [
+    assert lines[-3:] == [
         f"  gen:cycle?n=5  {algorithm}: {status} ×2: "
         + pd.read_csv(out).query("algorithm == @algorithm").error.iloc[0],
-        f"4 rows written to {out} (file: 2 ok, 2 {status})",
+        f"2 cases (4 rows) written to {out} (file: 2 ok, 2 {status})",
+        f"next: gcbench report {out}",
     ]
-    assert lines[-3] == "2 rows not ok (graph, algorithm: status × rows: first error):"
+    assert lines[-4] == "2 rows not ok (graph, algorithm: status × rows: first error):"
 
 
 def test_a_graph_that_fails_to_load_is_one_line_for_all_its_algorithms(bench_env, tmp_path, cli):
     junk = tmp_path / "junk.txt"
     junk.write_bytes(bytes(range(256)) * 8)
+    empty = tmp_path / "empty.mtx"
+    empty.write_text("")
     out = tmp_path / "r.csv"
-    done = cli("run", "--graph", str(junk), "--algo", "test-distinct,test-invalid",
-               "--device", "cpu", "--quiet", "--reps", "1", "--out", str(out))  # fmt: skip
+    done = cli("run", "--graph", str(junk), "--graph", str(empty), "--graph", "gen:cycle?n=6",
+               "--algo", "test-distinct,test-invalid", "--device", "cpu", "--quiet",
+               "--reps", "1", "--out", str(out))  # fmt: skip
     assert done.returncode == 1
-    summary = done.stdout.splitlines()[-2]
-    assert summary.startswith(f"  {junk}  test-distinct, test-invalid: error ×2: graph file ")
-    assert "vertex id is not an integer" in summary
-    assert summary.split("error ×2: ", 1)[1].isascii()  # the junk is escaped
+    junk_line, empty_line = done.stderr.splitlines()  # one line on stderr a graph
+    assert junk_line.startswith(f"error: graph file {junk} line 1: vertex id is not an integer")
+    assert junk_line.isascii()  # the junk is escaped
+    assert empty_line == f"error: graph file {empty} is empty; download or copy it again"
+    assert f"{junk}" not in done.stdout and f"{empty}" not in done.stdout
+    assert "gen:cycle?n=6  test-invalid: invalid" in done.stdout  # the other failures as before
+    frame = pd.read_csv(out, keep_default_na=False)
+    assert (frame[frame.graph != "gen:cycle?n=6"].status == "error").all()  # and their rows
 
 
 def test_color_exits_1_when_the_algorithm_fails(bench_env, tmp_path, cli):

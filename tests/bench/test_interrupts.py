@@ -79,7 +79,7 @@ def test_resume_alone_refuses_contradictions_and_an_empty_file(bench_env, tmp_pa
             "--device", "cpu", "--quiet"]  # fmt: skip
     assert cli("run", *args, "--out", str(out)).returncode == 0
     again = cli("run", "--resume", str(out), "--algo", "greedy", "--reps", "2")  # agrees
-    assert again.returncode == 0 and "0 rows written" in again.stdout, again.stderr
+    assert again.returncode == 0 and "0 cases (0 rows) written" in again.stdout, again.stderr
     wrong = cli("run", "--resume", str(out), "--reps", "3")
     assert wrong.returncode == 2
     assert wrong.stderr.splitlines() == [wrong.stderr.strip()]  # one line
@@ -99,7 +99,7 @@ def test_retry_runs_failed_cases_again_and_replaces_their_rows(bench_env, tmp_pa
     assert cli("run", *args, "--out", str(out)).returncode == 1  # test-exit: error rows
     before = pd.read_csv(out)
     retried = cli("run", "--resume", str(out), "--retry", "error")
-    assert retried.returncode == 1 and "2 rows written" in retried.stdout, retried.stderr
+    assert retried.returncode == 1 and "1 case (2 rows) written" in retried.stdout, retried.stderr
     after = pd.read_csv(out)
     assert len(after) == len(before) == 4 and not after.duplicated(KEY[:5]).any()
     assert set(after.run_id[after.algorithm == "test-exit"]) != set(

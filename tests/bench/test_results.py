@@ -292,13 +292,28 @@ def test_the_run_says_which_flags_its_cases_carry_and_how_far_the_round_trip_mov
     case = {"graph": "g", "algorithm": "a", "params": "", "block_size": ""}
     for rep in range(40):
         flags = "drift;noisy" if rep < 20 else ""
-        flagged.add({**case, "rep": rep, "flags": flags, "round_trip_us": 40.0})
+        flagged.add({**case, "rep": rep, "flags": flags, "round_trip_us": 40.0, "time_ms": 1.0})
     assert flagged.lines() == [
         "1 case drifted: their first and second halves of repetitions differ beyond the noise "
-        "(drift): their times are unreliable",
+        "(drift: g a): rerun them on a quiet machine, or give each case longer (--case-time)",
         "1 case stayed noisier than the target: their median's interval is wider than --noise "
-        "(noisy): their times are unreliable",
+        "(noisy: g a): give each case longer (--case-time) or accept a wider --noise",
     ]
     for rep in range(40):  # a second case whose round trips were twice as long
         flagged.add({**case, "algorithm": "b", "rep": rep, "flags": "", "round_trip_us": 80.0})
     assert flagged.lines()[-1].startswith("the host's round trip to the GPU ranged 40-80 us")
+
+
+def test_the_run_names_the_least_sure_cases_of_a_flag_and_says_nothing_of_the_floor():
+    flagged = Flagged()
+    for name, spread in (("a", 0.1), ("b", 0.5), ("c", 0.3), ("d", 0.2), ("e", 0.0)):
+        for rep in range(12):
+            time_ms = 1.0 + spread * (rep % 2)
+            row = {"graph": "g", "algorithm": name, "params": "x=1" if name == "b" else "",
+                   "block_size": "", "rep": rep, "time_ms": time_ms}  # fmt: skip
+            flagged.add({**row, "flags": "floor" if name == "e" else "noisy"})
+    assert flagged.lines() == [
+        "4 cases stayed noisier than the target: their median's interval is wider than --noise "
+        "(noisy: g b[x=1], g c, g d and 1 more): give each case longer (--case-time) or accept "
+        "a wider --noise"
+    ]

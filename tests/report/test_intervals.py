@@ -14,7 +14,7 @@ from matplotlib.container import BarContainer
 from matplotlib.legend import Legend
 from rich.console import Console
 
-from gcbench.bench.results import COLUMNS_V1, COLUMNS_V2, FLAG_CAUSES
+from gcbench.bench.results import COLUMNS_V1, COLUMNS_V2, FLAG_CAUSES, FLOOR_CAUSE
 from gcbench.report import report
 from gcbench.report.aggregate import flag_union
 from gcbench.report.plots import FLAG_HATCH, FLAG_LABEL
@@ -158,11 +158,20 @@ def test_flags_union_marks_and_notes(write_csv, reps, row):
     assert FLAG_LEGEND in graph_table(rep, "g1").legend
     assert FLAG_LEGEND not in graph_table(rep, "g2").legend
     assert [n for n in rep.notes if " group" in n] == [
-        f"1 group {FLAG_CAUSES['throttled']} (throttled): their times are unreliable",
-        f"2 groups {FLAG_CAUSES['contended']} (contended): their times are unreliable",
-        f"1 group {FLAG_CAUSES['noisy']} (noisy): their times are unreliable",
+        f"1 group {FLAG_CAUSES['throttled'][0]} (throttled): their times are unreliable",
+        f"2 groups {FLAG_CAUSES['contended'][0]} (contended): their times are unreliable",
+        f"1 group {FLAG_CAUSES['noisy'][0]} (noisy): their times are unreliable",
     ]
     assert "flags" in summary_csv(rep.summary).splitlines()[0].split(",")
+
+
+def test_a_group_at_its_noise_floor_is_noted_but_not_marked_suspect(write_csv, reps):
+    rows = [*reps("g1", "a", SPREAD, flags="floor"), *reps("g1", "b", scaled(2.0))]
+    rep = report([write_csv(rows)])
+    frame = graph_table(rep, "g1").frame.set_index("configuration")
+    assert frame.loc["a", "time ms"] == "1.03" and frame.loc["a", "note"] == "flags: floor"
+    assert FLAG_LEGEND not in graph_table(rep, "g1").legend
+    assert f"1 group {FLOOR_CAUSE} (floor): as sure as gcbench can measure" in rep.notes
 
 
 def test_flag_union_orders_known_flags_first():
