@@ -262,6 +262,13 @@ def requested_params(text: str) -> str:
     return canonical_params(kept)
 
 
+def varying_keys(settings: Sequence[Mapping[str, str]]) -> list[str]:
+    """The keys, sorted, whose value differs between ``settings`` (one mapping per
+    configuration of an algorithm): what a short name of each configuration must show."""
+    keys = sorted(set().union(*settings)) if settings else []
+    return [k for k in keys if len({s.get(k) for s in settings}) > 1]
+
+
 def parse_param_string(text: str) -> dict[str, str]:
     """Inverse of :func:`canonical_params` (values stay strings)."""
     out: dict[str, str] = {}

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from gcbench import stats
 from gcbench.errors import InputError, OutputError, os_reason
-from gcbench.grammar import DEFAULT_PROBLEM
+from gcbench.grammar import DEFAULT_PROBLEM, parse_param_string, varying_keys
 from gcbench.outputs import make_parent, replaced
 
 if TYPE_CHECKING:
@@ -380,10 +380,20 @@ class Flagged:
         width = stats.relative_halfwidth(times) if times else None
         return math.inf if width is None else width
 
+    def _name(self, key: Key) -> str:
+        """graph algorithm[k=v,...], with only the parameters that differ between the
+        algorithm's measured configurations (as the report names them)."""
+        graph, problem, algorithm, params = key[:4]
+        settings = [parse_param_string(k[3]) for k in self.times if k[2] == algorithm]
+        mine = parse_param_string(params)
+        shown = ",".join(f"{k}={mine[k]}" for k in varying_keys(settings) if k in mine)
+        solved = "" if problem == DEFAULT_PROBLEM else f" ({problem})"
+        return f"{graph} {algorithm}{solved}" + (f"[{shown}]" if shown else "")
+
     def _named(self, keys: set[Key]) -> str:
-        """The :data:`WORST_NAMED` least sure of ``keys``, as graph algorithm[params]."""
+        """The :data:`WORST_NAMED` least sure of ``keys``, named by :meth:`_name`."""
         worst = sorted(keys, key=lambda k: (-self._unsure(k), k))[:WORST_NAMED]
-        names = [f"{k[0]} {k[2]}" + (f"[{k[3]}]" if k[3] else "") for k in worst]
+        names = [self._name(k) for k in worst]
         more = f" and {len(keys) - len(worst)} more" if len(keys) > len(worst) else ""
         return ", ".join(names) + more
 

@@ -35,6 +35,7 @@ from gcbench.grammar import (
     PROBLEMS,
     parse_param_string,
     requested_params,
+    varying_keys,
 )
 from gcbench.report.defaults import CLIQUE, DELTA_1, KNOWN, MAX_ROW, PROBLEM_BOUNDS
 from gcbench.stats import median_ci, ratio_ci
@@ -87,8 +88,7 @@ def config_label(
     names: dict[tuple[str, str, str], str] = {}
     for (algo, solved), group in triples.drop_duplicates().groupby(["algorithm", "problem"]):
         settings = [dict(kv.split("=", 1) for kv in p.split(";") if kv) for p in group["params"]]
-        keys = sorted(set().union(*settings))
-        varying = [k for k in keys if len({d.get(k) for d in settings}) > 1]
+        varying = varying_keys(settings)
         name = with_problem(str(algo), str(solved))
         for text, d in zip(group["params"], settings, strict=True):
             shown = ",".join(f"{k}={d[k]}" for k in varying if k in d)

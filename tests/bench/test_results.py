@@ -306,14 +306,15 @@ def test_the_run_says_which_flags_its_cases_carry_and_how_far_the_round_trip_mov
 
 def test_the_run_names_the_least_sure_cases_of_a_flag_and_says_nothing_of_the_floor():
     flagged = Flagged()
-    for name, spread in (("a", 0.1), ("b", 0.5), ("c", 0.3), ("d", 0.2), ("e", 0.0)):
+    cases = [("b", "x=1;y=0", 0.5), ("b", "x=2;y=0", 0.3), ("c", "y=0", 0.2), ("d", "", 0.1),
+             ("e", "", 0.0)]  # fmt: skip
+    for name, params, spread in cases:
         for rep in range(12):
-            time_ms = 1.0 + spread * (rep % 2)
-            row = {"graph": "g", "algorithm": name, "params": "x=1" if name == "b" else "",
-                   "block_size": "", "rep": rep, "time_ms": time_ms}  # fmt: skip
+            row = {"graph": "g", "algorithm": name, "params": params, "block_size": "",
+                   "rep": rep, "time_ms": 1.0 + spread * (rep % 2)}  # fmt: skip
             flagged.add({**row, "flags": "floor" if name == "e" else "noisy"})
     assert flagged.lines() == [
         "4 cases stayed noisier than the target: their median's interval is wider than --noise "
-        "(noisy: g b[x=1], g c, g d and 1 more): give each case longer (--case-time) or accept "
-        "a wider --noise"
+        "(noisy: g b[x=1], g b[x=2], g c and 1 more): give each case longer (--case-time) or "
+        "accept a wider --noise"
     ]
