@@ -75,9 +75,27 @@ def test_api_reports_the_median_of_its_repetitions(bench_env):
     assert folded.time_ms >= SETUP_MS + RUN_MS and folded.count_setup
 
 
+# A compilation timed in the first repetition would add at least this much: an nvrtc compile
+# of one of our kernel modules, or a numba one, takes 100 ms or more, where the host's round
+# trip and a scheduler hiccup stay within a few ms (issue 46: a 2x ratio alone failed once on
+# a fast algorithm)
+COMPILE_MARGIN_MS = 25.0
+
+
+def compiled_in_the_first(times: dict[str, list[float]]) -> dict[str, str]:
+    """The algorithms whose first repetition took more than twice the median of the later ones
+    plus :data:`COMPILE_MARGIN_MS`, each with its times (the test's failure message)."""
+    slow = {}
+    for name, series in times.items():
+        later = statistics.median(series[1:])
+        if series[0] > 2 * later + COMPILE_MARGIN_MS:
+            slow[name] = f"first {series[0]:.3f} ms, later {[round(t, 3) for t in series[1:]]}"
+    return slow
+
+
 def first_against_later(cli, env, tmp_path, device, graph, algorithms, cache_var, cache=None):
     """Run ``algorithms`` with no warm-up and a fresh kernel cache (``cache``, by default an
-    empty one); per algorithm, the first repetition's time over the median of the later ones."""
+    empty one); per algorithm, its repetitions' times in order."""
     out = tmp_path / "cold.csv"
     env = {**env, cache_var: str(cache or tmp_path / "empty-cache")}
     done = cli("run", "--graph", graph, "--warmup", "0", "--reps", "5", "--device", device,
@@ -85,11 +103,10 @@ def first_against_later(cli, env, tmp_path, device, graph, algorithms, cache_var
                env=env, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr
     frame = pd.read_csv(out)
-    ratios = {}
-    for name, rows in frame.groupby("algorithm"):
-        times = rows.sort_values("rep").time_ms.tolist()
-        ratios[name] = times[0] / statistics.median(times[1:])
-    return ratios
+    return {
+        str(name): rows.sort_values("rep").time_ms.tolist()
+        for name, rows in frame.groupby("algorithm")
+    }
 
 
 def graph_kernels_only(cache: Path) -> Path:
@@ -120,12 +137,11 @@ def graph_kernels_only(cache: Path) -> Path:
 
 @pytest.mark.slow
 def test_numba_compilation_is_not_timed_without_warmup(bench_env, tmp_path, cli):
-    ratios = first_against_later(
+    times = first_against_later(
         cli, bench_env, tmp_path, "cpu", "gen:rgg?scale=18", ["greedy"], "NUMBA_CACHE_DIR",
         graph_kernels_only(tmp_path / "graph-kernels"),
     )  # fmt: skip
-    slow_first = {name: ratio for name, ratio in ratios.items() if ratio >= 2}
-    assert not slow_first, slow_first
+    assert not compiled_in_the_first(times), compiled_in_the_first(times)
 
 
 @pytest.mark.gpu
@@ -159,12 +175,17 @@ def test_nvrtc_compilation_is_not_timed_without_warmup(bench_env, tmp_path, cli)
     from gcbench import algorithms
 
     names = [s.name for s in algorithms.all_specs("gpu") if not s.name.startswith("test-")]
-    ratios = first_against_later(
+    times = first_against_later(
         cli, bench_env, tmp_path, "gpu", "gen:rgg?scale=18", names, "CUPY_CACHE_DIR"
     )
-    assert set(ratios) == set(names)
-    slow_first = {name: ratio for name, ratio in ratios.items() if ratio >= 2}
-    assert not slow_first, slow_first
+    assert set(times) == set(names)
+    assert not compiled_in_the_first(times), compiled_in_the_first(times)
+
+
+def test_the_compile_check_names_the_algorithm_and_tolerates_a_round_trip():
+    assert compiled_in_the_first({"fast": [0.9, 0.2, 0.21, 0.2, 0.2]}) == {}  # host jitter
+    slow = compiled_in_the_first({"fast": [150.0, 0.2, 0.21, 0.2, 0.2], "ok": [5.0, 5.0, 5.0]})
+    assert slow == {"fast": "first 150.000 ms, later [0.2, 0.21, 0.2, 0.2]"}
 
 
 @pytest.mark.gpu
