@@ -105,7 +105,8 @@ class RunOptions:
     def applied_to(self, base: Suite) -> Suite:
         """``base`` with these (checked) options' changes: ``graphs`` and ``algorithms`` replace its
         lists ("all" = every algorithm of the device's backend that is usable here), and a run
-        that replaces either without naming a suite is called "custom"; the counts, noise
+        that replaces either without naming a suite is called "custom" and keeps the protocol's
+        default case time rather than the default suite's first-look one; the counts, noise
         target, times, ``count_setup`` and ``problems`` given replace the suite's (``problems``
         its graphs' own too)."""
         from gcbench.bench.suite import WILDCARD, AlgorithmEntry, GraphEntry  # loads algorithms
@@ -120,7 +121,7 @@ class RunOptions:
             reps=self.reps,
             warmup=self.warmup,
             noise=self.noise,
-            case_time=self.case_time,
+            case_time=self.case_time or (None if replaces else _sampling().case_time_s),
             timeout=self.timeout,
             count_setup=self.count_setup,
             graphs=graphs or None,

@@ -300,7 +300,10 @@ def test_command_line_replacements():
     assert [a.name for a in s.algorithms] == ["*", "greedy"]
     assert build_suite(RunOptions()).name == "quick"
     assert build_suite(RunOptions(suite="quick", graphs=["gen:cycle?n=3"])).name == "quick"
-    assert build_suite(RunOptions(reps="auto", warmup="auto")).sampling == Sampling()
+    assert build_suite(RunOptions(reps="auto", warmup="auto")).sampling == Sampling(
+        case_time_s=0.5  # the quick suite's own: a first look
+    )
+    assert build_suite(RunOptions(graphs=["gen:cycle?n=3"])).sampling == Sampling()
     for wrong, match in (({"reps": 0}, "reps"), ({"noise": "150%"}, "noise"),
                          ({"case_time": 0}, "case-time")):  # fmt: skip
         with pytest.raises(SpecError, match=match):
