@@ -121,7 +121,9 @@ class RunOptions:
             reps=self.reps,
             warmup=self.warmup,
             noise=self.noise,
-            case_time=self.case_time or (None if replaces else _sampling().case_time_s),
+            case_time=self.case_time
+            if replaces or self.case_time is not None
+            else (_sampling().case_time_s),
             timeout=self.timeout,
             count_setup=self.count_setup,
             graphs=graphs or None,
