@@ -28,6 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from gcbench.bench.results import FLAGS
+
 ISSUE_GRAPHS = ["gen:rgg?scale=20", "gen:kron?scale=18", "gen:delaunay?scale=20",
                 "gen:grid2d?side=2048", "gen:rmat?scale=18"]  # fmt: skip
 KEY = ["graph", "algorithm", "params", "block_size"]
@@ -166,7 +168,10 @@ def pair(a: Path, b: Path, wall_a: float | None = None, wall_b: float | None = N
     first, second = _medians(pd.read_csv(a)), _medians(pd.read_csv(b))
     both = first.merge(second, left_index=True, right_index=True, suffixes=("_1", "_2"))
     delta = (both["median_2"] / both["median_1"] - 1).abs()
-    flagged = (both["flags_1"] != "") | (both["flags_2"] != "")
+    from gcbench.report.aggregate import suspect
+
+    flagged_1, flagged_2 = suspect(both["flags_1"]), suspect(both["flags_2"])
+    flagged = flagged_1 | flagged_2
     table = gcbench.compare(a, b)
     verdicts = table["verdict"].value_counts().to_dict()
     non_same = sum(v for k, v in verdicts.items() if k != "same")
@@ -183,8 +188,8 @@ def pair(a: Path, b: Path, wall_a: float | None = None, wall_b: float | None = N
          f"{both['spread_1'].median():.1%} / {both['spread_1'].quantile(0.9):.1%}"),
         ("compare verdicts", ", ".join(f"{v} {k}" for k, v in sorted(verdicts.items()))),
         ("non-same share", f"{non_same / max(len(table), 1):.1%}"),
-        ("cases flagged (run 1 / run 2)",
-         f"{int((both['flags_1'] != '').sum())} / {int((both['flags_2'] != '').sum())}"),
+        ("cases flagged suspect (run 1 / run 2)",
+         f"{int(flagged_1.sum())} / {int(flagged_2.sum())}"),
         ("reps per case (run 1): median / max",
          f"{both['reps_1'].median():.0f} / {both['reps_1'].max():.0f}"),
         ("lowest SM clock in a row (run 1 / run 2)",
@@ -194,7 +199,7 @@ def pair(a: Path, b: Path, wall_a: float | None = None, wall_b: float | None = N
         rows.append(("wall s (run 1 / run 2)", f"{wall_a:.1f} / {wall_b:.1f}"))
     for name, value in rows:
         print(f"| {name} | {value} |")
-    for flag in ("throttled", "contended", "drift", "noisy"):
+    for flag in FLAGS:
         hit = both["flags_1"].str.contains(flag) | both["flags_2"].str.contains(flag)
         print(f"| cases flagged {flag} (either run) | {int(hit.sum())} |")
     worst = delta.sort_values(ascending=False).head(8)
