@@ -501,18 +501,40 @@ def _resumed(ctx: click.Context, resume: Path | None) -> tuple[dict[str, Any], s
         if given:
             return values, _command_line()  # a Python run: its options repeated here
         raise SpecError(
-            f"--resume {resume}: its rows were written by `{shown(recorded, 120)}`, not by "
+            f"--resume {resume}: its rows were written by `{shown(recorded, None)}`, not by "
             "gcbench run; give the run's options with --resume"
         )
     original = run_.make_context("run", _without_invocation(words[2:]))
-    flags = {param.name: param.opts[0] for param in run_.params}
+    options = {param.name: param for param in run_.params if isinstance(param, click.Option)}
     for name in sorted(given):
         if values[name] != original.params[name]:
+            flag = options[name].opts[0]
+            there = _option_words(words[2:], options[name]) or f"no {flag}"
             raise SpecError(
-                f"{flags[name]} contradicts the command {resume} records "
-                f"(`{shown(recorded, 160)}`); drop it to finish that run, or start a new --out"
+                f"{flag} contradicts the command {resume} records, which has {there} "
+                f"({shown(recorded, None)}); drop {flag} to finish that run, or start a new "
+                "--out"
             )
     return {**original.params, **{n: values[n] for n in _PER_INVOCATION}}, recorded
+
+
+def _option_words(args: list[str], option: click.Option) -> str:
+    """How the `run` arguments ``args`` give ``option``, as they give it (``--reps 2``,
+    ``--graph a --graph b``, ``--trace``), or "" where they do not: what a resume-conflict
+    message quotes of the recorded command."""
+    takes_value = {
+        name: not param.is_flag
+        for param in run_.params if isinstance(param, click.Option)
+        for name in param.opts
+    }  # fmt: skip
+    found, i = [], 0
+    while i < len(args):
+        name = args[i].split("=", 1)[0]
+        width = 2 if takes_value.get(name) and "=" not in args[i] else 1
+        if name in option.opts:
+            found.append(shlex.join(args[i : i + width]))
+        i += width
+    return " ".join(found)
 
 
 def _without_invocation(args: list[str]) -> list[str]:

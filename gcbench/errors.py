@@ -92,9 +92,11 @@ def excerpt(data: bytes | str, limit: int = EXCERPT_CHARS) -> str:
     return ascii(text[:limit]) + ("..." if len(text) > limit else "")
 
 
-def shown(text: str, limit: int = 120) -> str:
-    """``text`` as it is when it is short printable ASCII (a spec, a value), else its
-    :func:`excerpt`: user input is echoed in messages, junk never is."""
-    if len(text) <= limit and text.isascii() and text.isprintable():
+def shown(text: str, limit: int | None = 120) -> str:
+    """``text`` as it is when it is printable ASCII no longer than ``limit`` (a spec, a
+    value; None: any length, for a command line quoted whole), else its :func:`excerpt`:
+    user input is echoed in messages, junk never is."""
+    short = limit is None or len(text) <= limit
+    if short and text.isascii() and text.isprintable():
         return text
     return excerpt(text, EXCERPT_CHARS)
