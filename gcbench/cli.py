@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,6 +25,9 @@ from gcbench.errors import GcbenchError, SpecError, os_reason, shown
 from gcbench.memory import out_of_memory
 from gcbench.report import DPI as REPORT_DPI
 from gcbench.report import FORMATS as REPORT_FORMATS
+
+if TYPE_CHECKING:
+    from gcbench.api import PatternStats
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = """\b
@@ -220,13 +223,29 @@ def _one_configuration(
 
 @main.command()
 @click.argument("spec")
-def info(spec: str) -> None:
+@_problem_option("d1: describe the graph; d2: the pattern of its A + I; pd2 / pd2-rows: the "
+                 "matrix whose columns / rows are colored (docs/distance2.md).",
+                 (grammar.DEFAULT_PROBLEM,))  # fmt: skip
+def info(spec: str, problems: tuple[str, ...]) -> None:
     """Graph statistics for SPEC (a path, gen:, ss:, snap: or dimacs: spec): size, degrees,
     what normalising changed, a lower bound on χ (a clique found), the degeneracy, and the χ
-    its source publishes, if any."""
+    its source publishes, if any. With --problem d2, pd2 or pd2-rows, the matrix that problem
+    colors: rows, columns, entries, the largest row and column, and the problem's lower bound
+    on the colors."""
     import gcbench
+    from gcbench.api import PatternStats
+    from gcbench.errors import MatrixInputError
 
-    stats = gcbench.info(spec)
+    problem = grammar.one_value(problems, "--problem", "info describes one problem")
+    try:
+        stats = gcbench.info(spec, problem)
+    except MatrixInputError as exc:  # a matrix for d1 or d2
+        raise SpecError(
+            f"{exc.what}: describe it with gcbench info {shown(shlex.quote(spec))} --problem pd2"
+        ) from exc
+    if isinstance(stats, PatternStats):
+        _pattern_info(stats)
+        return
     norm = stats.normalisation
     lines = [
         ("graph", stats.name),
@@ -246,6 +265,33 @@ def info(spec: str) -> None:
     ]  # fmt: skip
     if stats.chi_known is not None:
         lines.append(("chi known", f"{stats.chi_known} (published by the graph's source)"))
+    _print_fields(lines)
+
+
+# Why a distance-2 problem's lower bound holds (``info --problem``).
+_BOUND_WHY = {
+    "d2": "Δ + 1, the largest row of A + I: a vertex and its neighbours all differ",
+    "pd2": "the largest row: its columns all differ",
+    "pd2-rows": "the largest column: its rows all differ",
+}
+
+
+def _pattern_info(stats: PatternStats) -> None:
+    """``info --problem``'s lines: the matrix a distance-2 problem colors and its bound."""
+    from gcbench.report.defaults import PROBLEM_TITLES
+
+    _print_fields([
+        ("matrix", stats.name), ("source", stats.source),
+        ("problem", PROBLEM_TITLES[stats.problem]), ("rows", stats.rows),
+        ("columns", stats.columns), ("entries", stats.entries),
+        ("largest row", f"{stats.max_row} entries"),
+        ("largest column", f"{stats.max_col} entries"),
+        ("lower bound", f"{stats.lower} colors ({_BOUND_WHY[stats.problem]})"),
+    ])  # fmt: skip
+
+
+def _print_fields(lines: list[tuple[str, Any]]) -> None:
+    """``info``'s output: a label and its value a line."""
     for label, value in lines:
         click.echo(f"{label:<16} {value}")
 

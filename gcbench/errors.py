@@ -15,6 +15,16 @@ class SpecError(InputError):
     """A graph spec, algorithm name or parameter that gcbench does not know."""
 
 
+class MatrixInputError(SpecError):
+    """A matrix given where a graph is needed (a matrix family, a rectangular matrix file):
+    the partial distance-2 problems take it. ``what`` is the message without its remedy, for
+    a command that offers its own (``gcbench info SPEC --problem pd2``)."""
+
+    def __init__(self, what: str, remedy: str = "color it with --problem pd2 or pd2-rows"):
+        super().__init__(f"{what}: {remedy}")
+        self.what = what
+
+
 class GraphTooLargeError(GcbenchError):
     """The graph does not fit the representation an algorithm needs (e.g. int32 on the GPU)."""
 
