@@ -67,6 +67,7 @@ __all__ = [
     "ColorResult",
     "Graph",
     "GraphStats",
+    "PatternStats",
     "Validation",
     "__version__",
     "algorithms",
