@@ -796,9 +796,8 @@ def report_(
     dpi: int,
 ) -> None:
     """Tables, speedups and plots from result CSVs (default: the newest in results/)."""
-    from rich.console import Console
-
     from gcbench.report import report
+    from gcbench.report.tables import console
 
     rep = report(csvs, baseline=baseline, out=out, format=fmt, plot_formats=plot_formats,
                  dpi=dpi)  # fmt: skip
@@ -806,7 +805,7 @@ def report_(
     if isinstance(rendered, str):
         click.echo(rendered, nl=False)
     else:
-        Console().print(rendered)
+        console().print(rendered)
     if fmt == "csv":
         for note in rep.notes:
             click.echo(f"note: {note}", err=True)
@@ -882,9 +881,8 @@ def compare_(base: Path, new: Path | None, a: str | None, b: str | None, thresho
     FILE --a CONFIG --b CONFIG: two configurations of one file, matched per graph. With
     --fail-on, exit 1 when a case has that verdict (docs/compare.md).
     """
-    from rich.console import Console
-
     from gcbench.report.compare import compare
+    from gcbench.report.tables import console
 
     result = compare(base, new, a=a, b=b, threshold=threshold, metric=metric)
     rendered = result.render(fmt)
@@ -893,7 +891,7 @@ def compare_(base: Path, new: Path | None, a: str | None, b: str | None, thresho
         for line in result.summary_lines():
             click.echo(line, err=True)
     else:
-        Console().print(rendered)
+        console().print(rendered)
     hits = result.counts[fail_on] if fail_on else 0
     if hits:
         click.echo(f"--fail-on {fail_on}: {hits} case(s) {fail_on}", err=True)
