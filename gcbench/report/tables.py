@@ -441,7 +441,7 @@ def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
     out: list[Section] = []
     if not rep.means.empty:
         out.append(Section(
-            f"Speedup over {rep.baseline} across graphs",
+            f"Speedup over {rep.baseline_label} across graphs",
             _display(rep.means, [
                 ("label", "configuration", str), ("graphs", "graphs", count),
                 ("speedup_geomean", "geo. mean", ratio), ("speedup_hmean", "harm. mean", ratio),
