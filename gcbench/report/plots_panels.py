@@ -244,12 +244,13 @@ def _class_dots(traces: pd.DataFrame | None, best: pd.DataFrame) -> dict:
 
 def class_balance(best: pd.DataFrame, traces: pd.DataFrame | None, style: Style) -> Figure | None:
     """Color class sizes, a panel per graph (log x), a row per configuration named in full
-    at the left (its label as the tables write it, never cut): a bar from the smallest to the largest class (medians over the ok repetitions),
-    a tick at the mean size n / colors, and, where the trace holds them (``--trace``),
-    every class's size as a dot, largest at the top of the row. The class sizes'
-    coefficient of variation (``class_cv``) is written at the right of each row. Panels wrap
-    so the figure is at most ``MAX_WIDTH_IN`` wide. None when no row has class sizes
-    (results older than the columns)."""
+    at the left (its label as the tables write it, never cut): a bar from the smallest to
+    the largest class (medians over the ok repetitions), a tick at the mean size n / colors,
+    and, where the trace holds them (``--trace``), every class's size as a dot, largest at
+    the top of the row. The class sizes' coefficient of variation (``class_cv``) is written
+    at the right of each row. Panels wrap so the figure is at most ``MAX_WIDTH_IN`` wide
+    where the labels leave room for one panel. None when no row has class sizes (results
+    older than the columns)."""
     from matplotlib.transforms import blended_transform_factory
 
     from gcbench.report.tables import ratio
