@@ -19,13 +19,13 @@ if TYPE_CHECKING:
 
     from gcbench import algorithms
     from gcbench.algorithms.validation import Validation, validate
-    from gcbench.api import ColorResult, GraphStats, color, info, load_graph
+    from gcbench.api import ColorResult, GraphStats, PatternStats, color, info, load_graph
     from gcbench.graphs.graph import Graph
 
 _LAZY = {
     "algorithms": "gcbench.algorithms", "ColorResult": "gcbench.api",
-    "GraphStats": "gcbench.api", "color": "gcbench.api", "info": "gcbench.api",
-    "load_graph": "gcbench.api", "Graph": "gcbench.graphs.graph",
+    "GraphStats": "gcbench.api", "PatternStats": "gcbench.api", "color": "gcbench.api",
+    "info": "gcbench.api", "load_graph": "gcbench.api", "Graph": "gcbench.graphs.graph",
     "Validation": "gcbench.algorithms.validation", "validate": "gcbench.algorithms.validation",
 }  # fmt: skip
 
@@ -67,6 +67,7 @@ __all__ = [
     "ColorResult",
     "Graph",
     "GraphStats",
+    "PatternStats",
     "Validation",
     "__version__",
     "algorithms",

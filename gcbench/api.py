@@ -26,6 +26,7 @@ __all__ = [
     "ColorResult",
     "GraphStats",
     "LevelReport",
+    "PatternStats",
     "color",
     "color_instance",
     "info",
@@ -58,15 +59,53 @@ class GraphStats:
     chi_known: int | None
 
 
-def info(graph: Graph | str) -> GraphStats:
+@dataclass(frozen=True)
+class PatternStats:
+    """What ``gcbench info --problem d2|pd2|pd2-rows`` prints (docs/distance2.md): the matrix
+    the problem colors, as given (d2: the pattern of the graph's A + I), its size, its largest
+    row and column (entries), and ``lower``, a lower bound on the colors of every valid
+    coloring: the largest count of what must all differ (a row's columns for pd2 and d2,
+    where it is Δ + 1; a column's rows for pd2-rows)."""
+
+    name: str
+    source: str
+    problem: str
+    rows: int
+    columns: int
+    entries: int
+    max_row: int
+    max_col: int
+    lower: int
+
+
+def info(
+    graph: Graph | Pattern | str, problem: str = grammar.DEFAULT_PROBLEM
+) -> GraphStats | PatternStats:
     """The statistics of ``graph`` (a Graph, or a spec string to load first), with its
-    bounds (:mod:`gcbench.graphs.bounds`) and the χ its source publishes, if any."""
+    bounds (:mod:`gcbench.graphs.bounds`) and the χ its source publishes, if any; for a
+    distance-2 ``problem``, those of the matrix it colors (:class:`PatternStats`, loaded as
+    :func:`color` loads it)."""
+    problem = grammar.one_value(
+        grammar.problems(problem, "problem"), "problem", "info describes one problem"
+    )
+    if problem != grammar.DEFAULT_PROBLEM:
+        return _pattern_stats(graph, problem)
     g = load_graph(graph) if isinstance(graph, str) else graph
     stated = known_chi(g.name) if isinstance(graph, str) else None  # a Graph's name is a label
     return GraphStats(
         g.name, g.source, g.n, g.m, g.max_degree, g.avg_degree, g.min_degree, g.isolated,
         g.normalisation, g.bounds.clique, g.bounds.degeneracy, stated,
     )  # fmt: skip
+
+
+def _pattern_stats(graph: Graph | Pattern | str, problem: str) -> PatternStats:
+    """:func:`info` of a distance-2 problem. pd2-rows colors the transpose of the matrix that
+    pd2 colors: the matrix is described as given, and its largest column bounds the colors."""
+    p = instance(graph, "pd2" if problem == "pd2-rows" else problem)
+    lower = p.max_col if problem == "pd2-rows" else p.max_row
+    return PatternStats(
+        p.name, p.source, problem, p.n_rows, p.n_cols, p.nnz, p.max_row, p.max_col, lower
+    )
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,6 +25,9 @@ from gcbench.errors import GcbenchError, SpecError, os_reason, shown
 from gcbench.memory import out_of_memory
 from gcbench.report import DPI as REPORT_DPI
 from gcbench.report import FORMATS as REPORT_FORMATS
+
+if TYPE_CHECKING:
+    from gcbench.api import PatternStats
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = """\b
@@ -220,13 +223,29 @@ def _one_configuration(
 
 @main.command()
 @click.argument("spec")
-def info(spec: str) -> None:
+@_problem_option("d1: describe the graph; d2: the pattern of its A + I; pd2 / pd2-rows: the "
+                 "matrix whose columns / rows are colored (docs/distance2.md).",
+                 (grammar.DEFAULT_PROBLEM,))  # fmt: skip
+def info(spec: str, problems: tuple[str, ...]) -> None:
     """Graph statistics for SPEC (a path, gen:, ss:, snap: or dimacs: spec): size, degrees,
     what normalising changed, a lower bound on χ (a clique found), the degeneracy, and the χ
-    its source publishes, if any."""
+    its source publishes, if any. With --problem d2, pd2 or pd2-rows, the matrix that problem
+    colors: rows, columns, entries, the largest row and column, and the problem's lower bound
+    on the colors."""
     import gcbench
+    from gcbench.api import PatternStats
+    from gcbench.errors import MatrixInputError
 
-    stats = gcbench.info(spec)
+    problem = grammar.one_value(problems, "--problem", "info describes one problem")
+    try:
+        stats = gcbench.info(spec, problem)
+    except MatrixInputError as exc:  # a matrix for d1 or d2
+        raise SpecError(
+            f"{exc.what}: describe it with gcbench info {shown(shlex.quote(spec))} --problem pd2"
+        ) from exc
+    if isinstance(stats, PatternStats):
+        _pattern_info(stats)
+        return
     norm = stats.normalisation
     lines = [
         ("graph", stats.name),
@@ -246,6 +265,33 @@ def info(spec: str) -> None:
     ]  # fmt: skip
     if stats.chi_known is not None:
         lines.append(("chi known", f"{stats.chi_known} (published by the graph's source)"))
+    _print_fields(lines)
+
+
+# Why a distance-2 problem's lower bound holds (``info --problem``).
+_BOUND_WHY = {
+    "d2": "Δ + 1, the largest row of A + I: a vertex and its neighbours all differ",
+    "pd2": "the largest row: its columns all differ",
+    "pd2-rows": "the largest column: its rows all differ",
+}
+
+
+def _pattern_info(stats: PatternStats) -> None:
+    """``info --problem``'s lines: the matrix a distance-2 problem colors and its bound."""
+    from gcbench.report.defaults import PROBLEM_TITLES
+
+    _print_fields([
+        ("matrix", stats.name), ("source", stats.source),
+        ("problem", PROBLEM_TITLES[stats.problem]), ("rows", stats.rows),
+        ("columns", stats.columns), ("entries", stats.entries),
+        ("largest row", f"{stats.max_row} entries"),
+        ("largest column", f"{stats.max_col} entries"),
+        ("lower bound", f"{stats.lower} colors ({_BOUND_WHY[stats.problem]})"),
+    ])  # fmt: skip
+
+
+def _print_fields(lines: list[tuple[str, Any]]) -> None:
+    """``info``'s output: a label and its value a line."""
     for label, value in lines:
         click.echo(f"{label:<16} {value}")
 
@@ -507,18 +553,40 @@ def _resumed(ctx: click.Context, resume: Path | None) -> tuple[dict[str, Any], s
         if given:
             return values, _command_line()  # a Python run: its options repeated here
         raise SpecError(
-            f"--resume {resume}: its rows were written by `{shown(recorded, 120)}`, not by "
+            f"--resume {resume}: its rows were written by `{shown(recorded, None)}`, not by "
             "gcbench run; give the run's options with --resume"
         )
     original = run_.make_context("run", _without_invocation(words[2:]))
-    flags = {param.name: param.opts[0] for param in run_.params}
+    options = {param.name: param for param in run_.params if isinstance(param, click.Option)}
     for name in sorted(given):
         if values[name] != original.params[name]:
+            flag = options[name].opts[0]
+            there = _option_words(words[2:], options[name]) or f"no {flag}"
             raise SpecError(
-                f"{flags[name]} contradicts the command {resume} records "
-                f"(`{shown(recorded, 160)}`); drop it to finish that run, or start a new --out"
+                f"{flag} contradicts the command {resume} records, which has {there} "
+                f"({shown(recorded, None)}); drop {flag} to finish that run, or start a new "
+                "--out"
             )
     return {**original.params, **{n: values[n] for n in _PER_INVOCATION}}, recorded
+
+
+def _option_words(args: list[str], option: click.Option) -> str:
+    """How the `run` arguments ``args`` give ``option``, as they give it (``--reps 2``,
+    ``--graph a --graph b``, ``--trace``), or "" where they do not: what a resume-conflict
+    message quotes of the recorded command."""
+    takes_value = {
+        name: not param.is_flag
+        for param in run_.params if isinstance(param, click.Option)
+        for name in param.opts
+    }  # fmt: skip
+    found, i = [], 0
+    while i < len(args):
+        name = args[i].split("=", 1)[0]
+        width = 2 if takes_value.get(name) and "=" not in args[i] else 1
+        if name in option.opts:
+            found.append(shlex.join(args[i : i + width]))
+        i += width
+    return " ".join(found)
 
 
 def _without_invocation(args: list[str]) -> list[str]:
@@ -734,9 +802,8 @@ def report_(
     dpi: int,
 ) -> None:
     """Tables, speedups and plots from result CSVs (default: the newest in results/)."""
-    from rich.console import Console
-
     from gcbench.report import report
+    from gcbench.report.tables import console
 
     rep = report(csvs, baseline=baseline, out=out, format=fmt, plot_formats=plot_formats,
                  dpi=dpi)  # fmt: skip
@@ -744,7 +811,7 @@ def report_(
     if isinstance(rendered, str):
         click.echo(rendered, nl=False)
     else:
-        Console().print(rendered)
+        console().print(rendered)
     if fmt == "csv":
         for note in rep.notes:
             click.echo(f"note: {note}", err=True)
@@ -820,9 +887,8 @@ def compare_(base: Path, new: Path | None, a: str | None, b: str | None, thresho
     FILE --a CONFIG --b CONFIG: two configurations of one file, matched per graph. With
     --fail-on, exit 1 when a case has that verdict (docs/compare.md).
     """
-    from rich.console import Console
-
     from gcbench.report.compare import compare
+    from gcbench.report.tables import console
 
     result = compare(base, new, a=a, b=b, threshold=threshold, metric=metric)
     rendered = result.render(fmt)
@@ -831,7 +897,7 @@ def compare_(base: Path, new: Path | None, a: str | None, b: str | None, thresho
         for line in result.summary_lines():
             click.echo(line, err=True)
     else:
-        Console().print(rendered)
+        console().print(rendered)
     hits = result.counts[fail_on] if fail_on else 0
     if hits:
         click.echo(f"--fail-on {fail_on}: {hits} case(s) {fail_on}", err=True)

@@ -15,6 +15,16 @@ class SpecError(InputError):
     """A graph spec, algorithm name or parameter that gcbench does not know."""
 
 
+class MatrixInputError(SpecError):
+    """A matrix given where a graph is needed (a matrix family, a rectangular matrix file):
+    the partial distance-2 problems take it. ``what`` is the message without its remedy, for
+    a command that offers its own (``gcbench info SPEC --problem pd2``)."""
+
+    def __init__(self, what: str, remedy: str = "color it with --problem pd2 or pd2-rows"):
+        super().__init__(f"{what}: {remedy}")
+        self.what = what
+
+
 class GraphTooLargeError(GcbenchError):
     """The graph does not fit the representation an algorithm needs (e.g. int32 on the GPU)."""
 
@@ -92,9 +102,11 @@ def excerpt(data: bytes | str, limit: int = EXCERPT_CHARS) -> str:
     return ascii(text[:limit]) + ("..." if len(text) > limit else "")
 
 
-def shown(text: str, limit: int = 120) -> str:
-    """``text`` as it is when it is short printable ASCII (a spec, a value), else its
-    :func:`excerpt`: user input is echoed in messages, junk never is."""
-    if len(text) <= limit and text.isascii() and text.isprintable():
+def shown(text: str, limit: int | None = 120) -> str:
+    """``text`` as it is when it is printable ASCII no longer than ``limit`` (a spec, a
+    value; None: any length, for a command line quoted whole), else its :func:`excerpt`:
+    user input is echoed in messages, junk never is."""
+    short = limit is None or len(text) <= limit
+    if short and text.isascii() and text.isprintable():
         return text
     return excerpt(text, EXCERPT_CHARS)

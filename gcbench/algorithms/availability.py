@@ -66,20 +66,42 @@ def unusable(
 
 
 def skip_notes(skipped: Iterable[Unusable]) -> list[str]:
-    """One note per remedy: the algorithms an extra would bring, with the command that
-    installs it; the GPU algorithms, with why there is no GPU."""
+    """One note per remedy, for a run that goes on without them: ``skipped jpl: it needs a
+    GPU (this run uses --device cpu)``, ``skipped nx-greedy, igraph-greedy: they need
+    networkx, igraph (not installed; pip install 'gcbench[peers]')``."""
+    return [
+        f"skipped {', '.join(names)}: {'it needs' if len(names) == 1 else 'they need'} {need}"
+        for names, need in _remedies(skipped)
+    ]
+
+
+def skip_reasons(skipped: Iterable[Unusable]) -> str:
+    """Why none of ``skipped`` can run, one clause per remedy, for the error of a run left
+    with nothing: ``jpl needs a GPU (this run uses --device cpu)``, ``ecl-gc, jpl need a
+    GPU (...)``."""
+    return "; ".join(
+        f"{', '.join(names)} {'needs' if len(names) == 1 else 'need'} {need}"
+        for names, need in _remedies(skipped)
+    )
+
+
+def _remedies(skipped: Iterable[Unusable]) -> list[tuple[list[str], str]]:
+    """The skipped algorithms grouped by remedy: (their names, what they need and how to get
+    it): the packages an extra installs, or a GPU with why there is none (an option that
+    chose the CPU reads "this run uses --device cpu")."""
     groups: dict[tuple[str, str], list[Unusable]] = {}
     for item in skipped:
         groups.setdefault((item.extra, item.device), []).append(item)
-    notes = []
+    out = []
     for (extra, device), items in groups.items():
-        names = ", ".join(dict.fromkeys(item.name for item in items))
+        names = list(dict.fromkeys(item.name for item in items))
         if extra:
             packages = ", ".join(dict.fromkeys(p for item in items for p in item.missing))
-            notes.append(f"skipped {names}: {packages} not installed; {install_hint(extra)}")
+            out.append((names, f"{packages} (not installed; {install_hint(extra)})"))
         else:
-            notes.append(f"skipped {names}: they need a GPU ({device})")
-    return notes
+            why = f"this run uses {device}" if device.startswith("--") else device
+            out.append((names, f"a GPU ({why})"))
+    return out
 
 
 def code_files(spec: AlgorithmSpec) -> tuple[str, ...]:

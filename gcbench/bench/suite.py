@@ -18,7 +18,7 @@ from typing import Any
 
 from gcbench import algorithms, grammar
 from gcbench.algorithms import devices
-from gcbench.algorithms.availability import Unusable, skip_notes, unusable
+from gcbench.algorithms.availability import Unusable, skip_reasons, unusable
 from gcbench.algorithms.registry import AlgorithmSpec
 from gcbench.algorithms.sampling import DEFAULT_CASE_TIME_S, DEFAULT_NOISE, Sampling
 from gcbench.errors import SpecError
@@ -331,10 +331,10 @@ def expand(
     if unused:
         raise SpecError(f"--param {', '.join(unused)}: no selected algorithm has that parameter")
     if not configs:
-        why = "; ".join(skip_notes(skipped(suite, backend, check))) or (
+        why = skip_reasons(skipped(suite, backend, check)) or (
             f"none of its algorithms runs on the {backend.upper()}"
         )
-        raise SpecError(f"suite {suite.name}: no algorithm can run here ({why})")
+        raise SpecError(f"suite {suite.name}: no algorithm can run here: {why}")
     cases: dict[tuple[Any, ...], Case] = {}
     for entry in suite.graphs:
         graph = canonical_spec(entry.spec)

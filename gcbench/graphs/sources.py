@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from gcbench.errors import (
+    MatrixInputError,
     SpecError,
     excerpt,
     shown,
@@ -204,9 +205,7 @@ def load_graph(
     canonical = parsed.canonical
     root = _root(data_dir)
     if parsed.is_matrix:
-        raise SpecError(
-            f"gen:{parsed.name} is a matrix family: color it with --problem pd2 or pd2-rows"
-        )
+        raise MatrixInputError(f"gen:{parsed.name} is a matrix family")
     if parsed.kind == "path":
         from gcbench.graphs.formats import read_graph
 

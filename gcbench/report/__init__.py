@@ -39,6 +39,8 @@ class Report:
     such rows).
     ``host_shares``: per configuration whose GPU rows record it (schema v6), the median share
     of its time that was the host and its median blocking reads (empty without such rows).
+    ``baseline``: the name speedups are over, as asked (or the default); ``baseline_label``
+    names it in full (:func:`aggregate.baseline_label`).
     ``traces``: the sibling trace rows or None. ``timing``: what ``time_ms`` includes (one
     convention per report). ``where``: the devices, hosts and dates measured on.
     ``written``: files made under ``out`` (``summary.csv``, ``summary.md``, ``index.html``,
@@ -64,6 +66,13 @@ class Report:
     where: str
     written: tuple[Path, ...] = ()
     plot_notes: tuple[str, ...] = ()
+
+    @property
+    def baseline_label(self) -> str | None:
+        """The baseline's full configuration label(s), as headings name it."""
+        from gcbench.report.aggregate import baseline_label
+
+        return baseline_label(self.summary, self.baseline)
 
     def render(self) -> RenderableType | str:
         """The report in its ``format``: rich tables, or markdown / CSV text."""

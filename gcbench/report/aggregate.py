@@ -492,6 +492,28 @@ def _best_time_per_case(summary: pd.DataFrame, mask: pd.Series) -> pd.Series:
     return summary[mask].groupby(CASE)["time_ms"].min().dropna()
 
 
+def _fastest_per_case(summary: pd.DataFrame, mask: pd.Series) -> pd.Series:
+    """The index of the fastest group of ``mask`` in each case that it has a time in: the
+    group that sets the baseline time there (docs/report.md, "Speedups and the baseline")."""
+    timed = summary[mask].dropna(subset=["time_ms"])
+    return timed.groupby(CASE)["time_ms"].idxmin()
+
+
+def baseline_label(summary: pd.DataFrame, baseline: str | None) -> str | None:
+    """The baseline as figures and headings name it: the full configuration label of the
+    group that sets its time (``greedy[balance=none,order=ldf,reduce=none]`` where
+    ``greedy[order=ldf]`` names that one and its ``reduce=h2`` and ``balance=shuffle``
+    siblings), or, where different configurations set it on different graphs, ``the fastest
+    of A, B on each graph``. None without a baseline time in ``summary``."""
+    if baseline is None:
+        return None
+    fastest = _fastest_per_case(summary, baseline_rows(summary, baseline))
+    configs = list(dict.fromkeys(summary.loc[fastest, "config"]))
+    if len(configs) < 2:
+        return next(iter(configs), None)
+    return f"the fastest of {', '.join(configs)} on each graph"
+
+
 def choose_baseline(summary: pd.DataFrame, requested: str | None) -> tuple[str | None, str]:
     """The baseline name and a sentence saying why it was chosen, or None and why there is
     none (then there are no speedups).
@@ -560,8 +582,7 @@ def add_comparisons(summary: pd.DataFrame, baseline: str | None) -> list[str]:
     mask = baseline_rows(summary, baseline)
     base = _best_time_per_case(summary, mask)
     summary["speedup"] = per_case(summary, base) / summary["time_ms"]
-    timed = summary[mask].dropna(subset=["time_ms"])
-    best = timed.groupby(CASE)["time_ms"].idxmin()  # the baseline's best group per case
+    best = _fastest_per_case(summary, mask)  # the baseline's best group per case
     reference = per_case(summary, best.astype(float))
     summary[["speedup_ci_low", "speedup_ci_high"]] = _speedup_intervals(summary, reference)
     solved = set(summary.loc[mask, "problem"])

@@ -225,8 +225,8 @@ def page(
             + "</ul>")  # fmt: skip
     sources = ", ".join(f"<code>{escape(str(p))}</code>" for p in rep.sources)
     where = f"Measured on {escape(rep.where)}; " if rep.where else ""
-    baseline = (f"speedups over {escape(rep.baseline)}" if rep.baseline
-                else "no speedups (no baseline)")  # fmt: skip
+    label = rep.baseline_label
+    baseline = f"speedups over {escape(label)}" if label else "no speedups (no baseline)"
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -16,6 +16,7 @@ lines and panels.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -54,7 +55,6 @@ from gcbench.report.plots_style import (
     Style,
     add_legend,
     canvas,
-    config_labels,
     fit,
     graph_labels,
     in_order,
@@ -77,6 +77,7 @@ if TYPE_CHECKING:
 
 PLOT_FORMATS = ("png", "svg", "pdf")
 LABEL_IN = 1.2  # the y label and ticks left of a row of clusters
+TITLE_CHARS, LEGEND_CHARS = 100, 50  # where a long title and a legend entry wrap
 FOOT_PT = 5.0  # how far under the axis a bar's marker sits (where hues repeat), points
 # The bound under a graph's cluster, per bound_kind.
 BOUND_KINDS = {KNOWN: "χ = {}", CLIQUE: "χ ≥ {}", DELTA_1: "Δ+1 = {}", MAX_ROW: "max row = {}"}
@@ -95,7 +96,7 @@ __all__ = [
     "CHAR_IN", "DPI", "FLAG_COLOUR", "FLAG_HATCH", "FLAG_LABEL", "GRAPH_CHARS", "LINE_STYLES",
     "MARKERS", "MAX_WIDTH_IN", "MIN_LABELS", "PANEL_IN", "PLOT_FORMATS", "PROFILE_IN",
     "Style", "bar_layout", "block_size_sweep", "class_balance", "colors_figure",
-    "config_labels", "figures", "graph_bounds", "graph_labels", "grouped_bars", "in_order",
+    "figures", "graph_bounds", "graph_labels", "grouped_bars", "in_order",
     "interval_caption", "legend_width_in", "log_axis", "log_ticks", "palette", "plot_formats",
     "profile_plot", "save", "short_graph", "tau_ticks", "tick_text", "trace_curves",
     "write_plots",
@@ -333,8 +334,9 @@ def _main_figures(
     best: pd.DataFrame, baseline: str | None, style: Style, missing: list[str]
 ) -> dict[str, Figure]:
     """Time, colors, speedup and the performance profiles; appends to ``missing`` why a
-    profile is left out."""
-    from gcbench.report.aggregate import performance_ratios
+    profile is left out. The speedup figure names the baseline in full
+    (:func:`baseline_label`), wrapped where it is long."""
+    from gcbench.report.aggregate import baseline_label, performance_ratios
 
     made = {
         "time": grouped_bars(best, "time_ms", style, log=True, timed=True, flags=True,
@@ -346,15 +348,16 @@ def _main_figures(
                              ylabel="median time (ms, log scale)"),
         "colors": colors_figure(best, style),
     }  # fmt: skip
-    if baseline is not None and best["speedup"].notna().any():
+    label = baseline_label(best, baseline)
+    if label is not None and best["speedup"].notna().any():
         made["speedup"] = grouped_bars(
             best, "speedup", style, log=True, timed=True,
-            reference=(1.0, f"baseline: {baseline}\n(speedup 1)"), mean_group="geo. mean",
-            err=("speedup_ci_low", "speedup_ci_high"), flags=True,
+            reference=(1.0, f"{_wrapped(f'baseline: {label}', LEGEND_CHARS)}\n(speedup 1)"),
+            mean_group="geo. mean", err=("speedup_ci_low", "speedup_ci_high"), flags=True,
             caption=interval_caption(  # the baseline's own 1–1 is no whisker
                 bool((best["speedup_ci_low"] < best["speedup_ci_high"]).any()), "whiskers",
                 "speedup"),
-            title=f"Speedup over {baseline} (higher is better)",
+            title=_wrapped(f"Speedup over {label} (higher is better)", TITLE_CHARS),
             ylabel="speedup (×, log scale)",
         )  # fmt: skip
     blocks = has_block_sizes(best)
@@ -370,6 +373,12 @@ def _main_figures(
                 ratios, style, what=what, graphs=best["graph"].nunique(), blocks=blocks
             )
     return made
+
+
+def _wrapped(text: str, width: int) -> str:
+    """``text`` broken at spaces into lines of about ``width`` characters; a configuration
+    label, which has none, is never cut."""
+    return textwrap.fill(text, width, break_long_words=False, break_on_hyphens=False)
 
 
 def figures(

@@ -23,7 +23,6 @@ from gcbench.report.plots_style import (
     Style,
     add_legend,
     canvas,
-    config_labels,
     fit,
     in_order,
     interval_caption,
@@ -244,13 +243,14 @@ def _class_dots(traces: pd.DataFrame | None, best: pd.DataFrame) -> dict:
 
 
 def class_balance(best: pd.DataFrame, traces: pd.DataFrame | None, style: Style) -> Figure | None:
-    """Color class sizes, a panel per graph (log x), a row per configuration named at the
-    left: a bar from the smallest to the largest class (medians over the ok repetitions),
-    a tick at the mean size n / colors, and, where the trace holds them (``--trace``),
-    every class's size as a dot, largest at the top of the row. The class sizes'
-    coefficient of variation (``class_cv``) is written at the right of each row. Panels wrap
-    so the figure is at most ``MAX_WIDTH_IN`` wide. None when no row has class sizes
-    (results older than the columns)."""
+    """Color class sizes, a panel per graph (log x), a row per configuration named in full
+    at the left (its label as the tables write it, never cut): a bar from the smallest to
+    the largest class (medians over the ok repetitions), a tick at the mean size n / colors,
+    and, where the trace holds them (``--trace``), every class's size as a dot, largest at
+    the top of the row. The class sizes' coefficient of variation (``class_cv``) is written
+    at the right of each row. Panels wrap so the figure is at most ``MAX_WIDTH_IN`` wide
+    where the labels leave room for one panel. None when no row has class sizes (results
+    older than the columns)."""
     from matplotlib.transforms import blended_transform_factory
 
     from gcbench.report.tables import ratio
@@ -263,8 +263,7 @@ def class_balance(best: pd.DataFrame, traces: pd.DataFrame | None, style: Style)
     graphs = list(dict.fromkeys(data["graph"]))
     style = style.naming(graphs)
     configs = in_order(data["config"])
-    names = config_labels(configs)
-    side = CHAR_IN * max(len(n) for n in names.values()) + 0.3
+    side = CHAR_IN * max(len(c) for c in configs) + 0.3
     rows, cols, width = panel_grid(len(graphs), side, *BALANCE_PANEL_IN, most=4)
     drawn = any(key in dots for key in zip(data["graph"], data["config"], strict=True))
     parts = ["bar: smallest to largest class", "tick: mean n / colors",
@@ -286,7 +285,7 @@ def class_balance(best: pd.DataFrame, traces: pd.DataFrame | None, style: Style)
                         ha="left", va="center", fontsize="x-small", clip_on=False)  # fmt: skip
         ax.text(1.02, 1.0, "CV", transform=ax.transAxes, ha="left", va="bottom",
                 fontsize="x-small", color="0.3")  # fmt: skip
-    axes[0, 0].set_yticks(range(len(configs)), [names[c] for c in configs])
+    axes[0, 0].set_yticks(range(len(configs)), configs)
     axes[0, 0].set_ylim(len(configs) - 0.5, -0.5)
     for ax in axes.flat:
         ax.tick_params(axis="y", labelsize="small", length=0)

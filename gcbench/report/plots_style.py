@@ -228,21 +228,6 @@ def graph_labels(names: Sequence[str], width: int = GRAPH_CHARS) -> dict[str, st
     return labels
 
 
-def config_labels(configs: Sequence[str], width: int = 22) -> dict[str, str]:
-    """A short tick label per configuration: a named choice without its parameter's name,
-    a number with it (``ecl-gc[shortcuts=both,warp=1]`` → ``ecl-gc both,warp=1``), at most
-    ``width`` characters; the full names where two would read alike."""
-    short = {}
-    for config in configs:
-        algo, _, params = config.partition("[")
-        pairs = [kv.split("=", 1) for kv in params.rstrip("]").split(",") if "=" in kv]
-        values = [v if not re.fullmatch(r"[-+.\d]+", v) else f"{k}={v}" for k, v in pairs]
-        short[config] = _clip(" ".join([algo, ",".join(values)]).strip(), width)
-    if len(set(short.values())) < len(short):
-        return {c: c for c in configs}
-    return short
-
-
 def legend_columns(entries: int) -> int:
     """Legend columns needed for ``entries`` entries at ``LEGEND_ROWS`` per column."""
     return max(1, math.ceil(entries / LEGEND_ROWS))

@@ -8,6 +8,7 @@ times (or of ratios of times) and carries the report's timing convention as its 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -448,7 +449,7 @@ def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
     out: list[Section] = []
     if not rep.means.empty:
         out.append(Section(
-            f"Speedup over {rep.baseline} across graphs",
+            f"Speedup over {rep.baseline_label} across graphs",
             _display(rep.means, [
                 ("label", "configuration", str), ("graphs", "graphs", count),
                 ("speedup_geomean", "geo. mean", ratio), ("speedup_hmean", "harm. mean", ratio),
@@ -580,7 +581,20 @@ def summary_csv(summary: pd.DataFrame) -> str:
     return summary[SUMMARY_COLUMNS].to_csv(index=False)
 
 
-def _rich_table(title: str, frame: pd.DataFrame, caption: str) -> Table:
+def console() -> Console:
+    """The console ``report`` and ``compare`` print their tables on: the terminal's, or, with
+    stdout not a terminal and COLUMNS unset (a CI log, ``| tee``, a file), one as wide as the
+    widest table, so that no cell wraps (rich would draw 80 columns and fold every cell into
+    fragments). COLUMNS, where set, is the width asked for."""
+    from rich.console import Console
+
+    out = Console()
+    if out.is_terminal or "COLUMNS" in os.environ:
+        return out
+    return Console(width=UNBOUNDED)
+
+
+def _rich_table(title: str, frame: pd.DataFrame, caption: str, note_width: int | None) -> Table:
     from rich.table import Table
     from rich.text import Text
 
@@ -588,7 +602,7 @@ def _rich_table(title: str, frame: pd.DataFrame, caption: str) -> Table:
                   caption=Text(caption, style="dim"), caption_justify="left")  # fmt: skip
     for header in frame.columns:
         justify = "left" if header in TEXT_HEADERS else "right"
-        width = NOTE_WIDTH if header == "note" else None
+        width = note_width if header == "note" else None
         overflow = "fold" if header in TEXT_HEADERS else "ellipsis"
         table.add_column(Text(header), justify=justify, max_width=width, overflow=overflow)
     for row in frame.itertuples(index=False):
@@ -597,8 +611,9 @@ def _rich_table(title: str, frame: pd.DataFrame, caption: str) -> Table:
 
 
 class _Fitted:
-    """A table that leaves out its least useful columns (``DROP_ORDER``) until it fits the
-    console, instead of squeezing every cell to an ellipsis."""
+    """A table that fits the console: whole where it fits, else with its notes folded to
+    ``NOTE_WIDTH``, then leaving out its least useful columns (``DROP_ORDER``) until it fits,
+    instead of squeezing every cell to an ellipsis."""
 
     def __init__(self, title: str, frame: pd.DataFrame, caption: str) -> None:
         self.title, self.frame, self.caption = title, frame, caption
@@ -611,10 +626,12 @@ class _Fitted:
 
         frame = self.frame
         droppable = [h for h in DROP_ORDER if h in frame.columns]
-        table = _rich_table(self.title, frame, self.caption)
+        table = _rich_table(self.title, frame, self.caption, None)
+        if natural(table) > options.max_width:
+            table = _rich_table(self.title, frame, self.caption, NOTE_WIDTH)
         while droppable and natural(table) > options.max_width:
             frame = frame.drop(columns=droppable.pop(0))
-            table = _rich_table(self.title, frame, self.caption)
+            table = _rich_table(self.title, frame, self.caption, NOTE_WIDTH)
         yield table
 
 

@@ -32,9 +32,9 @@ def test_one_note_per_remedy(no_peers):
     specs = [algorithms.get(n) for n in ("nx-greedy", "igraph-greedy", "ecl-gc", "jpl")]
     notes = skip_notes(filter(None, (unusable(s, "--device cpu") for s in specs)))
     assert notes == [
-        "skipped nx-greedy, igraph-greedy: networkx, igraph not installed; "
-        "pip install 'gcbench[peers]'",
-        "skipped ecl-gc, jpl: they need a GPU (--device cpu)",
+        "skipped nx-greedy, igraph-greedy: they need networkx, igraph (not installed; "
+        "pip install 'gcbench[peers]')",
+        "skipped ecl-gc, jpl: they need a GPU (this run uses --device cpu)",
     ]
 
 

@@ -182,8 +182,8 @@ def test_all_means_the_algorithms_usable_here(no_peers):
     assert "greedy" in names and not names & {"nx-greedy", "igraph-greedy", "auto"}
     assert all(case.backend == "cpu" for case in plan.cases)
     assert plan.notes == [
-        "skipped igraph-greedy, nx-greedy: igraph, networkx not installed; "
-        "pip install 'gcbench[peers]'"
+        "skipped igraph-greedy, nx-greedy: they need igraph, networkx (not installed; "
+        "pip install 'gcbench[peers]')"
     ]
 
 
@@ -191,8 +191,8 @@ def test_named_algorithms_that_cannot_run_are_skipped_with_one_note_each(no_peer
     plan = runner.plan(graphs=[GRAPH], algorithms=["nx-greedy", "greedy", "ecl-gc"], choice=CPU)
     assert [case.algorithm for case in plan.cases] == ["greedy"]
     assert plan.notes == [
-        "skipped nx-greedy: networkx not installed; pip install 'gcbench[peers]'",
-        "skipped ecl-gc: they need a GPU (the run is on the CPU)",
+        "skipped nx-greedy: it needs networkx (not installed; pip install 'gcbench[peers]')",
+        "skipped ecl-gc: it needs a GPU (the run is on the CPU)",
     ]
-    with pytest.raises(SpecError, match=r"no algorithm can run here.*gcbench\[peers\]"):
+    with pytest.raises(SpecError, match=r"no algorithm can run here: nx-greedy needs networkx"):
         runner.plan(graphs=[GRAPH], algorithms=["nx-greedy"], choice=CPU)

@@ -90,7 +90,7 @@ def test_balance_plot_draws_ranges_and_every_class(
     panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
     assert [ax.get_title() for ax in panels] == ["g1", "g2"]
     ticks = [t.get_text() for t in panels[0].get_yticklabels()]  # a row per configuration
-    assert ticks == ["ecl-gc none", "ecl-gc shuffle", "greedy"]
+    assert ticks == ["ecl-gc[balance=none]", "ecl-gc[balance=shuffle]", "greedy"]
     cvs = [t.get_text() for t in panels[0].texts]  # each row's class_cv at its right
     assert sorted(cvs) == ["0.05", "0.70", "0.90", "CV"]
     assert "dots: every class" in fig.subfigs[0].get_suptitle()  # the trace has them

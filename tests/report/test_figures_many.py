@@ -204,7 +204,7 @@ def test_balance_names_its_rows_within_a_bounded_width():
     panels = [ax for ax in fig.axes if ax.get_visible()]
     assert len(panels) == 13 and fig.axes[3].get_visible()  # four to a row
     names = [t.get_text() for t in panels[0].get_yticklabels()]
-    assert names[:2] == ["algo-0 k=0", "algo-1 k=1"] and "ecl-gc both" in names
+    assert names[:2] == ["algo-0[k=0]", "algo-1[k=1]"] and "ecl-gc[shortcuts=both]" in names
     assert len(set(names)) == len(configs)
     assert not fig.findobj(Legend)  # the rows say which configuration each is
     caption = fig.subfigs[0].get_suptitle()

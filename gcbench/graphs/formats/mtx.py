@@ -12,7 +12,7 @@ from typing import IO, Any
 import numpy as np
 
 from gcbench import memory
-from gcbench.errors import GraphTooLargeError, InputError, excerpt
+from gcbench.errors import GraphTooLargeError, InputError, MatrixInputError, excerpt
 from gcbench.graphs.formats._io import (
     check_vertices,
     is_empty,
@@ -44,10 +44,10 @@ def read_mtx(path: Path, *, name: str) -> Graph:
     with _fmm_errors(path):
         header = _coordinate_header(fmm, path)
         if header.nrows != header.ncols:
-            raise InputError(
+            raise MatrixInputError(
                 f"graph file {path} holds a {header.nrows}x{header.ncols} matrix; "
-                "an adjacency matrix must be square; color a rectangular matrix with "
-                "--problem pd2 or pd2-rows"
+                "an adjacency matrix must be square",
+                "color a rectangular matrix with --problem pd2 or pd2-rows",
             )
         check_vertices(path, header.nrows)
         build = memory.build_bytes(header.nrows, header.nnz)
