@@ -39,6 +39,9 @@ class Report:
     such rows).
     ``host_shares``: per configuration whose GPU rows record it (schema v6), the median share
     of its time that was the host and its median blocking reads (empty without such rows).
+    ``chi``: per graph × configuration, colors against the published χ and the bound;
+    ``chi_means``: per configuration, colors ÷ χ over the graphs with one (both empty where
+    no graph has a published χ).
     ``baseline``: the name speedups are over, as asked (or the default); ``baseline_label``
     names it in full (:func:`aggregate.baseline_label`).
     ``traces``: the sibling trace rows or None. ``timing``: what ``time_ms`` includes (one
@@ -57,6 +60,8 @@ class Report:
     levels: pd.DataFrame
     distance2: pd.DataFrame
     host_shares: pd.DataFrame
+    chi: pd.DataFrame
+    chi_means: pd.DataFrame
     traces: pd.DataFrame | None
     baseline: str | None
     sources: tuple[Path, ...]
@@ -131,6 +136,8 @@ def report(
         levels=aggregate.levels_table(summary),
         distance2=aggregate.distance2_table(summary),
         host_shares=aggregate.host_shares(summary),
+        chi=aggregate.chi_table(summary),
+        chi_means=aggregate.chi_means(summary),
         traces=traces,
         baseline=chosen,
         sources=paths,

@@ -674,21 +674,75 @@ def best_block_sizes(summary: pd.DataFrame) -> pd.DataFrame:
     return in_graph_order(out.reset_index(), summary["graph"].unique())
 
 
+def pareto_mask(frame: pd.DataFrame) -> pd.Series:
+    """Per row of ``frame``, whether it is on its case's Pareto front of median time and
+    median colors: no other row of the case (graph, problem) is both no slower and uses no
+    more colors, and strictly better in one. Exact ties of both are on it together; a row
+    without a time or colors is not. The front is on medians: their intervals are not used.
+    """
+    out = pd.Series(False, index=frame.index)
+    valid = frame.dropna(subset=["time_ms", "colors"])
+    for _, part in valid.groupby(CASE, sort=False):
+        t, c = part["time_ms"].to_numpy(float), part["colors"].to_numpy(float)
+        no_worse = (t[:, None] <= t) & (c[:, None] <= c)  # [i, j]: i is no worse than j
+        better = (t[:, None] < t) | (c[:, None] < c)
+        out[part.index] = ~(no_worse & better).any(axis=0)
+    return out
+
+
 def pareto(summary: pd.DataFrame) -> pd.DataFrame:
     """Per case (graph, problem), the groups no other group beats on both median time and
-    median colors.
-
-    A group is dominated when another has time ≤ and colors ≤ with at least one strictly
-    smaller; among exact (time, colors) ties the first label alphabetically is kept.
-    """
-    valid = summary.dropna(subset=["time_ms", "colors"])
-    ordered = valid.sort_values(["graph", "problem", "time_ms", "colors", "label"])
-    best_before = ordered.groupby(CASE)["colors"].transform(
-        lambda c: c.cummin().shift(fill_value=np.inf)
-    )
-    front = ordered[ordered["colors"] < best_before]
+    median colors (:func:`pareto_mask`); among exact (time, colors) ties the first label
+    alphabetically is kept."""
+    front = summary[pareto_mask(summary)]
+    ordered = front.sort_values(["graph", "problem", "time_ms", "colors", "label"])
+    ordered = ordered.drop_duplicates([*CASE, "time_ms", "colors"])
     columns = ["graph", "problem", "label", "time_ms", "colors", "speedup"]
-    return in_graph_order(front[columns], summary["graph"].unique())
+    return in_graph_order(ordered[columns], summary["graph"].unique())
+
+
+CHI_TABLE = ["graph", "config", "time_ms", "colors", "fewest", "chi_known", "colors_over_chi",
+             "bound", "bound_kind", "colors_over_bound"]  # fmt: skip
+CHI_MEANS = ["config", "instances", "chi_geomean", "chi_max", "at_chi"]
+
+
+def chi_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Colors against the published χ (the classic-coloring suite's instances): per graph
+    (d1) × configuration with a valid coloring, at its fastest block size (as in the
+    figures), its median time and colors, whether those are the fewest of the graph's rows
+    (``fewest``), the χ the graph's source publishes (``chi_known``, NaN where none) and
+    colors ÷ χ, and beside them the graph's bound (:func:`graph_bounds`) and colors ÷ bound;
+    by graph, then colors, time and name. Empty where no graph has a published χ."""
+    d1 = summary[summary["problem"] == DEFAULT_PROBLEM]
+    if d1["chi_known"].isna().all():
+        return pd.DataFrame(columns=CHI_TABLE)
+    best = best_block_per_config(d1).dropna(subset=["colors"])
+    best = best.assign(
+        fewest=best["colors"].eq(best.groupby("graph")["colors"].transform("min")),
+        colors_over_chi=best["colors"] / best["chi_known"],
+        colors_over_bound=best["colors"] / best["bound"],
+    )
+    ordered = best.sort_values(["colors", "time_ms", "config"])
+    return in_graph_order(ordered, summary["graph"].unique())[CHI_TABLE]
+
+
+def chi_means(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration, over the graphs with a published χ where it has a valid coloring
+    (at its fastest block size, :func:`chi_table`): how many (``instances``), the geometric
+    mean and the largest of colors ÷ χ, and on how many it uses χ colors (``at_chi``); the
+    smallest mean first (ties: name). Empty where no graph has a published χ."""
+    return _per_config(
+        summary.assign(colors_over_chi=summary["colors"] / summary["chi_known"]),
+        "colors_over_chi",
+        lambda g: {
+            "instances": g.size(),
+            "chi_geomean": np.exp(g["colors_over_chi"].agg(lambda r: np.log(r).mean())),
+            "chi_max": g["colors_over_chi"].max(),
+            "at_chi": g["colors_over_chi"].agg(lambda r: int((r == 1).sum())),
+        },
+        {"chi_geomean": True, "config": True},
+        CHI_MEANS,
+    )
 
 
 def best_block_per_config(summary: pd.DataFrame) -> pd.DataFrame:
