@@ -40,7 +40,7 @@ UNBOUNDED = 10_000  # console width used to measure a table's natural width
 DROP_ORDER = ["Medge/s", "transfer ms", "its time ms", "worst ms", "speedup CI", "class CV",
               "vs greedy CI", "Mvert/s", "harm. mean", "min", "max", "rounds", "colors/best",
               "colors/best geo. mean", "degeneracy + 1", "m", "nets", "over bound", "CI ms",
-              "tried"]  # fmt: skip
+              "tried", "colors/bound", "bound", "colors/χ max"]  # fmt: skip
 NEAR = "≈"  # marks a time not told apart from the fastest on its graph
 FLAGGED = "†"  # marks a time measured under a suspect flag (any but floor)
 NEAR_SHOWN = 2  # groups named beside the fastest in the winners, at most
@@ -102,6 +102,18 @@ HOST_LEGEND = (
     " GPU sat idle on the host's blocking reads; host syncs: those reads per call; each the"
     " median over a group's repetitions, then over the configuration's cases (GPU rows of"
     " result schema v6 only)",
+)
+FEWEST = "★"  # marks the fewest colors of any configuration on an instance
+CHI_LEGEND = (
+    "χ: the chromatic number the instance's source publishes, colors/χ 1.00: optimal"
+    f" ({MISSING} where none is published); bound: χ where published, else the size of a"
+    " clique found in it (a lower bound on χ), colors/bound 1.00: provably optimal",
+    f"{FEWEST}: the fewest colors of any configuration on the instance",
+)
+CHI_MEANS_LEGEND = (
+    "instances: those with a published χ where the configuration has a valid coloring;"
+    " colors/χ: its geometric mean and its largest over them; at χ: on how many its colors"
+    " equal χ",
 )
 LABEL_HEADER = "figure label"
 TEXT_HEADERS = frozenset({"configuration", "graph", "fastest", "fewest colors", "note", "tried",
@@ -442,9 +454,52 @@ def host_section(table: pd.DataFrame, blocks: bool) -> Section:
     return Section(title, _display(table, columns), HOST_LEGEND)
 
 
+def fewest(value: float, marked: bool) -> str:
+    """Median colors, followed by :data:`FEWEST` where no configuration used fewer."""
+    return count(value) + (f" {FEWEST}" if marked else "")
+
+
+def chi_sections(rep: Report) -> list[Section]:
+    """Colors against the published χ (:func:`gcbench.report.aggregate.chi_means`, then
+    :func:`~gcbench.report.aggregate.chi_table`): per configuration over the instances with
+    one, then per instance and configuration; none where no graph has a published χ."""
+    if rep.chi.empty:
+        return []
+    at = " (at its fastest block size)" if has_block_sizes(rep.summary) else ""
+    out = []
+    if not rep.chi_means.empty:
+        out.append(Section(
+            "Colors over the published χ per configuration" + at,
+            _display(rep.chi_means, [
+                ("config", "configuration", str), ("instances", "instances", count),
+                ("chi_geomean", "colors/χ geo. mean", ratio), ("chi_max", "colors/χ max", ratio),
+                ("at_chi", "at χ", count),
+            ]),
+            CHI_MEANS_LEGEND,
+        ))  # fmt: skip
+    table = rep.chi.assign(
+        colors_shown=[fewest(v, f) for v, f in zip(rep.chi["colors"], rep.chi["fewest"],
+                                                   strict=True)],
+        bound_shown=[bound(v, k) for v, k in zip(rep.chi["bound"], rep.chi["bound_kind"],
+                                                 strict=True)],
+    )  # fmt: skip
+    out.append(Section(
+        "Colors against the published χ per instance" + at,
+        _display(table, [
+            ("graph", "graph", str), ("config", "configuration", str),
+            ("colors_shown", "colors", str), ("chi_known", "χ", count),
+            ("colors_over_chi", "colors/χ", ratio), ("bound_shown", "bound", str),
+            ("colors_over_bound", "colors/bound", ratio),
+        ]),
+        CHI_LEGEND,
+    ))  # fmt: skip
+    return out
+
+
 def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
     """The sections across graphs: speedup means, winners, the host's share, the graphs
-    against their bounds, block sizes, levels, distance-2 colorings, pareto; ``labels``: the
+    against their bounds, colors over the bound per configuration, colors against the
+    published χ, block sizes, levels, distance-2 colorings, pareto; ``labels``: the
     graphs' table names the short labels of the figures (:func:`graphs_section`)."""
     out: list[Section] = []
     if not rep.means.empty:
@@ -490,6 +545,7 @@ def summary_sections(rep: Report, labels: bool = False) -> list[Section]:
             ]),
             (CONFIG_GAPS_LEGEND,),
         ))  # fmt: skip
+    out += chi_sections(rep)
     if not rep.block_sizes.empty:
         out.append(Section(
             "Best block size",
