@@ -29,15 +29,17 @@ from gcbench import grammar
 from gcbench.errors import InputError
 from gcbench.grammar import DEFAULT_PROBLEM
 from gcbench.report.aggregate import has_block_sizes, problem_parts, suspect
-from gcbench.report.defaults import CLIQUE, DELTA_1, DPI, KNOWN, MAX_ROW
+from gcbench.report.defaults import DPI
 from gcbench.report.plots_panels import (
     PROFILE_IN,
     block_size_sweep,
     class_balance,
+    front_plot,
     profile_plot,
     trace_curves,
 )
 from gcbench.report.plots_style import (
+    BOUND_KINDS,
     CHAR_IN,
     EDGE_COLOUR,
     FLAG_COLOUR,
@@ -79,8 +81,6 @@ PLOT_FORMATS = ("png", "svg", "pdf")
 LABEL_IN = 1.2  # the y label and ticks left of a row of clusters
 TITLE_CHARS, LEGEND_CHARS = 100, 50  # where a long title and a legend entry wrap
 FOOT_PT = 5.0  # how far under the axis a bar's marker sits (where hues repeat), points
-# The bound under a graph's cluster, per bound_kind.
-BOUND_KINDS = {KNOWN: "χ = {}", CLIQUE: "χ ≥ {}", DELTA_1: "Δ+1 = {}", MAX_ROW: "max row = {}"}
 BOUND_CAPTION = (
     "bars: colors ÷ the graph's bound on χ, under its name: χ = the published χ,"
     " χ ≥ the size of a clique found;\n'fewest' where neither is known:"
@@ -96,7 +96,7 @@ __all__ = [
     "CHAR_IN", "DPI", "FLAG_COLOUR", "FLAG_HATCH", "FLAG_LABEL", "GRAPH_CHARS", "LINE_STYLES",
     "MARKERS", "MAX_WIDTH_IN", "MIN_LABELS", "PANEL_IN", "PLOT_FORMATS", "PROFILE_IN",
     "Style", "bar_layout", "block_size_sweep", "class_balance", "colors_figure",
-    "figures", "graph_bounds", "graph_labels", "grouped_bars", "in_order",
+    "figures", "front_plot", "graph_bounds", "graph_labels", "grouped_bars", "in_order",
     "interval_caption", "legend_width_in", "log_axis", "log_ticks", "palette", "plot_formats",
     "profile_plot", "save", "short_graph", "tau_ticks", "tick_text", "trace_curves",
     "write_plots",
@@ -333,8 +333,8 @@ def _failures(summary: pd.DataFrame) -> str:
 def _main_figures(
     best: pd.DataFrame, baseline: str | None, style: Style, missing: list[str]
 ) -> dict[str, Figure]:
-    """Time, colors, speedup and the performance profiles; appends to ``missing`` why a
-    profile is left out. The speedup figure names the baseline in full
+    """Time, colors, the time-colors front, speedup and the performance profiles; appends to
+    ``missing`` why a profile is left out. The speedup figure names the baseline in full
     (:func:`baseline_label`), wrapped where it is long."""
     from gcbench.report.aggregate import baseline_label, performance_ratios
 
@@ -347,6 +347,7 @@ def _main_figures(
                              title="Median time per graph",
                              ylabel="median time (ms, log scale)"),
         "colors": colors_figure(best, style),
+        "front": front_plot(best, style),
     }  # fmt: skip
     label = baseline_label(best, baseline)
     if label is not None and best["speedup"].notna().any():

@@ -1,6 +1,6 @@
-"""Report figures of lines and panels: the performance profiles, time vs block size, the
-per-round traces and the color class sizes (:mod:`gcbench.report.plots` draws the bars and
-chooses which figures a report gets)."""
+"""Report figures of lines and panels: the performance profiles, time vs block size, time
+against colors and their Pareto front, the per-round traces and the color class sizes
+(:mod:`gcbench.report.plots` draws the bars and chooses which figures a report gets)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import pandas as pd
 
 from gcbench.bench.results import CLASS_SIZE_SERIES
 from gcbench.report.aggregate import has_block_sizes, suspect
+from gcbench.report.defaults import CLIQUE, DELTA_1, KNOWN, MAX_ROW, PROBLEM_BOUNDS
 from gcbench.report.plots_style import (
+    BOUND_KINDS,
     CHAR_IN,
     EDGE_COLOUR,
     FLAG_COLOUR,
@@ -32,6 +34,7 @@ from gcbench.report.plots_style import (
     panel_grid,
     set_log_ticks,
     tau_ticks,
+    tick_text,
 )
 
 if TYPE_CHECKING:
@@ -45,6 +48,22 @@ PANEL_NARROW_IN = 2.6  # the least width of a panel of a column per trace series
 BALANCE_PANEL_IN = (3.6, 2.8)  # width of a graph's panel of class sizes, and the least
 BALANCE_ROW_IN = 0.15  # height of one configuration's row there
 MEAN_COLOUR = "0.1"  # the mean class size's tick on each bar
+FRONT_COLOUR = "black"  # the Pareto front's step line and the rings round its points
+FRONT_LABEL = "Pareto front (medians)"
+FRONT_CAPTION = (
+    "ringed and joined: the Pareto front, on medians (no other configuration is no slower"
+    " and uses no more colors; intervals not used)"
+)
+# The horizontal lines of the front figure, per bound kind: the column that holds the value,
+# the legend entry, the look (neither solid: a solid black line is the front; χ over the
+# lower bound where they coincide).
+LOWER_LOOK = {"color": "0.5", "linestyle": "--", "zorder": 1}
+FRONT_LINES = {
+    KNOWN: ("chi_known", "published χ", {"color": "0.2", "linestyle": "-.", "zorder": 1.5}),
+    CLIQUE: ("chi_lower", "lower bound: a clique found", LOWER_LOOK),
+    DELTA_1: ("chi_lower", "lower bound: Δ+1", LOWER_LOOK),
+    MAX_ROW: ("chi_lower", "lower bound: the largest row", LOWER_LOOK),
+}
 
 
 def _line_handle(style: Style, config: str) -> object:
@@ -181,6 +200,74 @@ def block_size_sweep(summary: pd.DataFrame, style: Style) -> Figure | None:
         ax.set_visible(False)
     names = [c for c in [*configs, FLAG_LABEL] if c in handles]
     add_legend(board, [handles[c] for c in names], names, "configuration")
+    return fit(board)
+
+
+def front_plot(best: pd.DataFrame, style: Style) -> Figure:
+    """Median time (x, log scale; whiskers: its 95 % interval where there is one) against
+    median colors (y), a point per configuration in its look (``best``: at its fastest
+    block size), a panel per graph with a valid run. The graph's published χ and its lower
+    bound (a clique found; a distance-2 problem's own) are horizontal lines, their values
+    in the panel's title; the Pareto front of the medians
+    (:func:`~gcbench.report.aggregate.pareto_mask`) is ringed and joined by a step line,
+    which reads as the fewest colors any configuration reached within a time."""
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
+
+    from gcbench.report.aggregate import pareto_mask
+
+    data = best.dropna(subset=["time_ms", "colors"])
+    data = data.assign(front=pareto_mask(data))
+    graphs = list(dict.fromkeys(data["graph"]))
+    style = style.naming(graphs)
+    configs = in_order(data["config"])
+    kinds = (KNOWN, PROBLEM_BOUNDS.get(style.problem, CLIQUE))
+    names = [FRONT_LABEL, *(FRONT_LINES[k][1] for k in kinds)]
+    drawn = bool(data["time_ci_low_ms"].notna().any())
+    caption = interval_caption(drawn, "whiskers", "median") + "\n" + FRONT_CAPTION
+    titles = ("Time against colors: the Pareto front", style.subtitle(True, caption))
+    board, axes = _panel_figure(len(graphs), [*configs, *names], titles)
+    handles: dict[str, object] = {FRONT_LABEL: Line2D(
+        [], [], color=FRONT_COLOUR, linewidth=1, marker="o", markersize=9, mfc="none",
+        mec=FRONT_COLOUR)}  # fmt: skip
+    for ax, graph in zip(axes.flat, graphs, strict=False):
+        part = data[data["graph"] == graph]
+        t, colors = part["time_ms"].to_numpy(float), part["colors"].to_numpy(float)
+        low = part["time_ci_low_ms"].to_numpy(float)
+        high = part["time_ci_high_ms"].to_numpy(float)
+        for config, x, y, lo, hi in zip(part["config"], t, colors, low, high, strict=True):
+            look = {**style.line(config), "linestyle": "none"}
+            if not np.isnan(lo):
+                ax.errorbar([x], [y], xerr=[[x - lo], [hi - x]], fmt="none", zorder=2,
+                            ecolor=look["color"], elinewidth=0.8, capsize=2)  # fmt: skip
+            (handles[config],) = ax.plot([x], [y], markersize=6, zorder=3, **look)
+        front = part[part["front"]].sort_values(["time_ms", "colors"])
+        ax.step(front["time_ms"], front["colors"], where="post", color=FRONT_COLOUR,
+                linewidth=1, zorder=2)  # fmt: skip
+        ax.plot(front["time_ms"], front["colors"], "o", markersize=11, mfc="none",
+                mec=FRONT_COLOUR, mew=1, zorder=4)  # fmt: skip
+        levels, heads = [colors], [style.graph_label(graph)]
+        for kind in kinds:
+            column, name, look = FRONT_LINES[kind]
+            value = part[column].max()
+            if pd.notna(value):
+                handles[name] = ax.axhline(value, linewidth=1.2, **look)
+                levels.append(np.array([value]))
+                heads.append(BOUND_KINDS[kind].format(tick_text(float(value))))
+        log_axis(ax, "x", np.concatenate([t, low, high]), below=1.5, above=1.5)
+        span = np.concatenate(levels)
+        pad = max(0.6, 0.08 * float(span.max() - span.min()))
+        ax.set_ylim(float(span.min()) - pad, float(span.max()) + pad)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(heads[0] + ("\n" + " · ".join(heads[1:]) if heads[1:] else ""),
+                     fontsize="medium")  # fmt: skip
+        ax.set_xlabel("median time (ms, log scale)")
+        ax.set_ylabel("colors (median)")
+        ax.grid(alpha=0.3)
+    for ax in axes.flat[len(graphs) :]:
+        ax.set_visible(False)
+    shown = [c for c in [*configs, *names] if c in handles]
+    add_legend(board, [handles[c] for c in shown], shown, legend_title(has_block_sizes(data)))
     return fit(board)
 
 

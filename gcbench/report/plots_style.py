@@ -17,7 +17,7 @@ import numpy as np
 
 from gcbench.grammar import DEFAULT_PROBLEM
 from gcbench.outputs import replaced
-from gcbench.report.defaults import DPI, PROBLEM_TITLES
+from gcbench.report.defaults import CLIQUE, DELTA_1, DPI, KNOWN, MAX_ROW, PROBLEM_TITLES
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -53,6 +53,9 @@ FLAG_COLOUR = "0.1"  # outline and hatching of a flagged group's bar, ring round
 FLAG_HATCH = "////"
 FLAG_LABEL = "flagged: times suspect\n(see the notes)"
 EDGE_COLOUR = "0.25"  # outline of markers, so light shades read on white
+# A graph's bound as the figures write it, per bound_kind (the colors figure under a graph's
+# cluster, the time-colors front over its panel).
+BOUND_KINDS = {KNOWN: "χ = {}", CLIQUE: "χ ≥ {}", DELTA_1: "Δ+1 = {}", MAX_ROW: "max row = {}"}
 GRAPH_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".mtx", ".el", ".edges", ".txt", ".gr",
                   ".graph", ".metis", ".csr", ".bin", ".npz", ".col", ".col.b")  # fmt: skip
 SIZE_KEYS = {"scale": "s", "n": "n", "side": "side", "nodes": "n", "vertices": "n", "k": "k",

@@ -39,7 +39,7 @@ def test_default_newest_table_and_out(tmp_path, write_csv, reps, gcbench):
     assert done.stderr.splitlines() == [
         *(f"wrote {Path('rep') / name}"
           for name in ("summary.csv", "summary.md", "index.html", "time.png", "colors.png",
-                       "speedup.png")),
+                       "front.png", "speedup.png")),
         *(f"note: no {what} profile: it compares configurations across graphs, and only one"
           " graph has a valid run" for what in ("time", "colors")),
     ]  # fmt: skip

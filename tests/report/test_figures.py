@@ -24,7 +24,7 @@ from gcbench.report.plots import (
     plot_formats,
 )
 
-ALWAYS = {"time", "colors", "speedup", "block_sizes", "rounds"}
+ALWAYS = {"time", "colors", "front", "speedup", "block_sizes", "rounds"}
 PROFILES = {"profile_time", "profile_colors"}
 
 

@@ -80,8 +80,8 @@ def test_out_writes_summary_and_plots(traced_report, pixel_spread):
     rep, out = traced_report
     names = {p.name for p in rep.written}
     assert names == {"summary.csv", "summary.md", "index.html", "time.png", "colors.png",
-                     "speedup.png", "profile_time.png", "profile_colors.png", "block_sizes.png",
-                     "rounds.png", "trace.png"}  # fmt: skip
+                     "front.png", "speedup.png", "profile_time.png", "profile_colors.png",
+                     "block_sizes.png", "rounds.png", "trace.png"}  # fmt: skip
     written = pd.read_csv(out / "summary.csv")
     assert list(written.columns) == SUMMARY_COLUMNS and len(written) == len(rep.summary)
     md = (out / "summary.md").read_text()
@@ -147,8 +147,8 @@ def test_no_sweep_or_trace_plot_without_their_data(tmp_path, write_csv, reps):
     rows = [*reps("g1", "a", [1.0, 2.0]), *reps("g1", "b", [2.0], block_size=128)]
     rep = report([write_csv(rows)], out=tmp_path / "o", baseline="a")
     assert {p.name for p in rep.written} == {"summary.csv", "summary.md", "index.html",
-                                             "time.png", "colors.png", "speedup.png",
-                                             "rounds.png"}  # fmt: skip
+                                             "time.png", "colors.png", "front.png",
+                                             "speedup.png", "rounds.png"}  # fmt: skip
 
 
 def test_graph_tick_labels_are_short_and_one_line():
