@@ -98,4 +98,6 @@ def test_the_case_time_counts_repetitions_not_warm_ups(bench_env, tmp_path):
     frame = run_frame(tmp_path, "warm", "test-draw", ["median_ms=10", "noise=0.3"],
                       reps="auto", warmup=10, case_time=0.3)  # fmt: skip
     assert frame["flags"].str.contains("noisy").all()
-    assert 0.25 <= frame.time_ms.sum() / 1e3 <= 0.5
+    # the case time also counts the worker's work between repetitions (validation, the
+    # conditions), 20 % of it on a loaded 2-core VM; counted warm-ups would leave under 0.15 s
+    assert 0.2 <= frame.time_ms.sum() / 1e3 <= 0.5
