@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 
@@ -37,6 +38,23 @@ def has_rows(path) -> bool:
     return path.exists() and len(path.read_text().splitlines()) > 1
 
 
+def takes_signals(proc: subprocess.Popen, limit_s: float = 60) -> None:
+    """Wait until ``proc`` catches SIGTERM (/proc's SigCgt): gcbench.__main__ takes SIGINT and
+    SIGTERM first thing, and a signal before that, while Python itself starts (tens of ms, more
+    on a busy machine), no program can take. Without /proc: at once."""
+    status = Path(f"/proc/{proc.pid}/status")
+    deadline = time.monotonic() + limit_s
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            caught = [line.split()[1] for line in status.read_text().splitlines()
+                      if line.startswith("SigCgt:")]  # fmt: skip
+        except OSError:
+            return
+        if not caught or int(caught[0], 16) >> (signal.SIGTERM - 1) & 1:
+            return
+        time.sleep(0.002)
+
+
 def test_interrupted_at_random_moments_then_resumed_alone(bench_env, tmp_path):
     reference = tmp_path / "reference.csv"  # uninterrupted, on the other core meanwhile
     uninterrupted = gcbench(bench_env, "run", *ARGS, "--out", str(reference))
@@ -49,7 +67,8 @@ def test_interrupted_at_random_moments_then_resumed_alone(bench_env, tmp_path):
             proc = gcbench(bench_env, "run", *ARGS, "--resume", str(out))
         else:
             proc = gcbench(bench_env, "run", *ARGS, "--out", str(out))
-        time.sleep(rng.uniform(0.1, 0.8))
+        takes_signals(proc)
+        time.sleep(rng.uniform(0.0, 0.7))  # from its start to its cases
         if moment % 2:
             proc.send_signal(signal.SIGTERM)
         else:
