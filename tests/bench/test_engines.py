@@ -94,15 +94,14 @@ def test_local_dask_cluster_records_the_plain_rows(plain, tmp_path):
     assert crashed.error.str.contains("worker exited with code 3").all()
 
 
-def test_the_engines_run_auto_cases_whole(bench_env, tmp_path):
-    """--reps auto (the default) on --gpus and a local Dask cluster (the plain run:
-    test_graphrun): each case gets its rows together, numbered from 0, once; a crashing case
-    one error row."""
-    pytest.importorskip("distributed")
+def test_the_engines_run_auto_cases_whole(bench_env, dask_cluster, tmp_path):
+    """--reps auto (the default) on --gpus and on a Dask cluster of two worker processes (the
+    module's, as --cluster local starts: test_local_dask_cluster_records_the_plain_rows; the
+    plain run: test_graphrun): each case gets its rows together, numbered from 0, once; a
+    crashing case one error row."""
     auto = {**RUN, "reps": "auto", "warmup": "auto", "case_time": 0.2,
             "algorithms": ["greedy", "test-exit"], "graphs": GRAPHS[:2]}  # fmt: skip
-    for name, engine in (("gpus", {"gpus": "0,1"}),
-                         ("cluster", {"cluster": "local", "gpus": "0,1"})):  # fmt: skip
+    for name, engine in (("gpus", {"gpus": "0,1"}), ("cluster", {"cluster": dask_cluster})):
         frame = read(runner.run(out=tmp_path / f"{name}.csv", **engine, **auto).path)
         for (_, algorithm), case in frame.groupby(["graph", "algorithm"]):
             reps = sorted(case.rep.astype(int))
