@@ -11,7 +11,8 @@ One shared host loop (:func:`reduce_rounds`) drives either backend's steps: the 
 here or the CUDA ones in :mod:`gcbench.algorithms.gpu.reduction`. Both are deterministic and
 give the same colors. Where the paper's parallel code depends on the order of atomic updates
 (which of two colliding sets gives way) the decision is taken on a snapshot instead; the
-choices made here are in docs/ecl-gc.md.
+choices made here are in docs/ecl-gc.md. ``reduce=ig`` runs iterated greedy passes instead
+(:mod:`gcbench.algorithms.recolor`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, Protocol
 import numba
 import numpy as np
 
+from gcbench.algorithms import recolor
 from gcbench.algorithms.registry import REDUCE_MODES, Coloring
 from gcbench.errors import SpecError
 from gcbench.graphs.graph import Graph
@@ -56,11 +58,20 @@ class ReductionReport:
     rounds: int
 
 
+def check_mode(mode: str) -> None:
+    if mode not in REDUCE_MODES:
+        raise SpecError(f"reduce={mode} is not one of {'|'.join(REDUCE_MODES)}")
+
+
+def from_passes(passes: recolor.Passes | None) -> ReductionReport | None:
+    """Iterated greedy's result as a report: its passes count as the rounds."""
+    return None if passes is None else ReductionReport(*passes)
+
+
 def reduce_rounds(steps: ReductionSteps, mode: str) -> ReductionReport | None:
     """Apply ``mode`` (h1, h2 or both: Heuristic 1 first, Heuristic 2 when it fails) until a
     round changes nothing; None when the coloring is incomplete (left as it is)."""
-    if mode not in REDUCE_MODES:
-        raise SpecError(f"reduce={mode} is not one of {'|'.join(REDUCE_MODES)}")
+    check_mode(mode)
     before = steps.compact()
     if before is None:
         return None
@@ -105,7 +116,12 @@ def with_report(
 def reduce_colors(
     graph: Graph, colors: np.ndarray, mode: str
 ) -> tuple[np.ndarray, ReductionReport | None]:
-    """A reduced copy of the host coloring ``colors`` of ``graph`` (numba)."""
+    """A reduced copy of the host coloring ``colors`` of ``graph`` (numba); ``ig`` is iterated
+    greedy (:mod:`gcbench.algorithms.recolor`)."""
+    check_mode(mode)
+    if mode == "ig":
+        recolored, passes = recolor.recolor_colors(graph, colors)
+        return recolored, from_passes(passes)
     steps = _HostSteps(graph, np.array(colors, dtype=np.int32, copy=True))
     report = reduce_rounds(steps, mode)
     return steps.colors, report

@@ -90,12 +90,13 @@ class Param:
 
 RunFn = Callable[..., Coloring]
 
-REDUCE_MODES: tuple[str, ...] = ("none", "h1", "h2", "both")
+REDUCE_MODES: tuple[str, ...] = ("none", "h1", "h2", "both", "ig")
 REDUCE_PARAM = Param(
     "reduce",
     "none",
     choices=REDUCE_MODES,
-    help="color reduction after coloring (ecl-gc §4): heuristic 1, 2, or both",
+    help="color reduction after coloring: ecl-gc §4's heuristic 1, 2, or both; ig = iterated "
+    "greedy passes (Culberson & Luo 1996)",
 )
 BALANCE_MODES: tuple[str, ...] = ("none", "shuffle")
 BALANCE_PARAM = Param(
