@@ -10,6 +10,7 @@ import numpy as np
 
 from gcbench.algorithms import reduction
 from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.gpu.recolor import recolor_on_device
 from gcbench.algorithms.registry import Coloring
 
 BLOCK = 256
@@ -31,13 +32,20 @@ def reduce_device(dgraph: runtime.DeviceGraph, coloring: Coloring, mode: str) ->
 def reduce_on_device(
     dgraph: runtime.DeviceGraph, colors: Any, mode: str
 ) -> tuple[Any, reduction.ReductionReport | None, float]:
-    """Reduce a copy of the device coloring ``colors`` with ``mode``; returns the reduced
-    colors, the report and the reduction's own time in ms (CUDA events)."""
+    """Reduce a copy of the device coloring ``colors`` with ``mode`` (``ig``: iterated greedy,
+    :mod:`gcbench.algorithms.gpu.recolor`); returns the reduced colors, the report and the
+    reduction's own time in ms (CUDA events)."""
     cp = runtime.cupy()
+    reduction.check_mode(mode)
     with runtime.timed() as clock:
-        steps = _DeviceSteps(dgraph, cp.array(colors, dtype=cp.int32, copy=True))
-        report = reduction.reduce_rounds(steps, mode)
-    return steps.colors, report, runtime.synced(clock.ms)
+        if mode == "ig":
+            reduced, passes = recolor_on_device(dgraph, colors)
+            report = reduction.from_passes(passes)
+        else:
+            steps = _DeviceSteps(dgraph, cp.array(colors, dtype=cp.int32, copy=True))
+            report = reduction.reduce_rounds(steps, mode)
+            reduced = steps.colors
+    return reduced, report, runtime.synced(clock.ms)
 
 
 class _DeviceSteps:
