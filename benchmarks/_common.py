@@ -14,10 +14,19 @@ from typing import Any
 import numpy as np
 
 from gcbench import algorithms
-from gcbench.algorithms.execute import Prepared, Repetition, prime, repetitions, run_timed, setup
+from gcbench.algorithms.execute import (
+    Prepared,
+    Repetition,
+    prime,
+    repetitions,
+    run_timed,
+    runs,
+    setup,
+)
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring
 from gcbench.algorithms.sampling import Sampling
 from gcbench.algorithms.validation import Validation
+from gcbench.errors import GcbenchError
 from gcbench.grammar import parse_param_string
 
 # The seeds' benchmark graphs as generated stand-ins (issues 4 and 5; issue 6 takes a subset).
@@ -95,6 +104,37 @@ def time_case(
     return Timed(runs(1 if warm.time_ms > slow_ms else reps), setup_ms)
 
 
+def interleaved(
+    spec: AlgorithmSpec,
+    prepared: Prepared,
+    variants: dict[str, dict[str, Any]],
+    reps: int,
+    meter: Any = None,
+    warmups: int = 2,
+) -> dict[str, list[Repetition]]:
+    """``reps`` validated repetitions of ``spec`` under each of ``variants`` (label -> given
+    params), one of each in turn after ``warmups`` each, so drift in the machine's state falls
+    on all of them alike; ``meter`` records each repetition's conditions. An invalid coloring
+    raises GcbenchError."""
+    streams = {}
+    for label, given in variants.items():
+        params = spec.resolve_params(given)
+        prime(spec, None, params)
+        view = prepared.fresh()
+        streams[label] = runs(spec, view, None, params, setup_ms=setup(spec, view), meter=meter)
+    for _ in range(warmups):
+        for stream in streams.values():
+            next(stream)
+    out: dict[str, list[Repetition]] = {label: [] for label in variants}
+    for _ in range(reps):
+        for label, stream in streams.items():
+            run = next(stream)
+            if not run.validation.valid:
+                raise GcbenchError(f"{spec.name} {label}: invalid coloring ({run.validation})")
+            out[label].append(run)
+    return out
+
+
 def back_to_back(
     name: str, prepared: Prepared, params: dict[str, Any], reps: int, warmup_ms: float = 100.0
 ) -> float:
@@ -131,3 +171,15 @@ def variant_for(text: str, problem: str = "d1") -> tuple[AlgorithmSpec, dict[str
 def header(line: str) -> str:
     """A markdown table's header line and the separator line under it."""
     return f"{line}\n|" + " --- |" * (line.count("|") - 1)
+
+
+def conditions_line(rows: list[dict]) -> str:
+    """The SM clock, the host's round trip and the load a graph's repetitions ran under."""
+    parts = []
+    for column, unit in (("sm_clock_mhz", "MHz"), ("round_trip_us", "µs round trip"),
+                         ("load_avg", "load a core")):  # fmt: skip
+        values = sorted(r[column] for r in rows if r.get(column) is not None)
+        if values:
+            pick = [values[int(q * (len(values) - 1))] for q in (0.5, 0.05, 0.95)]
+            parts.append(f"{pick[0]:.3g} [{pick[1]:.3g}, {pick[2]:.3g}] {unit}")
+    return ", ".join(parts) or "not recorded"

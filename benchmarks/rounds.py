@@ -19,11 +19,11 @@ import csv
 import statistics
 import time
 
-from _common import header
+from _common import conditions_line, header, interleaved
 
 from gcbench import algorithms
 from gcbench.algorithms import devices
-from gcbench.algorithms.execute import prepare, prime, runs, setup
+from gcbench.algorithms.execute import prepare
 from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.rounds import SYNCS
 from gcbench.bench.conditions import Conditions
@@ -67,28 +67,23 @@ def measure(
 ) -> dict[str, list[dict]]:
     """Interleaved validated repetitions of ``name`` under each protocol of ``modes``."""
     spec = algorithms.get(name, problem=problem)
-    streams = {}
-    for sync in modes:
-        params = spec.resolve_params({"sync": sync})
-        prime(spec, None, params)
-        view = prepared.fresh()
-        streams[sync] = runs(spec, view, None, params, setup_ms=setup(spec, view), meter=meter)
-    for _ in range(2):  # warm-up
-        for stream in streams.values():
-            next(stream)
-    rows: dict[str, list[dict]] = {sync: [] for sync in modes}
-    for rep in range(reps):
-        for sync, stream in streams.items():
-            run = next(stream)
-            if not run.validation.valid:
-                raise GcbenchError(f"{name} sync={sync}: invalid coloring ({run.validation})")
-            c = run.coloring
-            rows[sync].append({
-                "rep": rep, "sync": sync, "time_ms": run.time_ms, "device_ms": c.device_ms,
-                "host_syncs": c.host_syncs, "iterations": c.iterations,
-                "colors": run.validation.colors, **run.conditions,
-            })  # fmt: skip
-    return rows
+    done = interleaved(spec, prepared, {sync: {"sync": sync} for sync in modes}, reps, meter)
+    return {
+        sync: [
+            {
+                "rep": rep,
+                "sync": sync,
+                "time_ms": run.time_ms,
+                "device_ms": run.coloring.device_ms,
+                "host_syncs": run.coloring.host_syncs,
+                "iterations": run.coloring.iterations,
+                "colors": run.validation.colors,
+                **run.conditions,
+            }
+            for rep, run in enumerate(mine)
+        ]
+        for sync, mine in done.items()
+    }
 
 
 def cell(values: list[float]) -> str:
@@ -154,18 +149,6 @@ def main() -> None:
         out.close()
     print("\nConditions (median [5th, 95th percentile] over the graph's repetitions):")
     print("\n".join(f"- {line}" for line in conditions))
-
-
-def conditions_line(rows: list[dict]) -> str:
-    """The SM clock, the host's round trip and the load a graph's repetitions ran under."""
-    parts = []
-    for column, unit in (("sm_clock_mhz", "MHz"), ("round_trip_us", "µs round trip"),
-                         ("load_avg", "load a core")):  # fmt: skip
-        values = sorted(r[column] for r in rows if r.get(column) is not None)
-        if values:
-            pick = [values[int(q * (len(values) - 1))] for q in (0.5, 0.05, 0.95)]
-            parts.append(f"{pick[0]:.3g} [{pick[1]:.3g}, {pick[2]:.3g}] {unit}")
-    return ", ".join(parts) or "not recorded"
 
 
 if __name__ == "__main__":

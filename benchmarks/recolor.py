@@ -1,0 +1,98 @@
+"""Iterated greedy recoloring against ecl-gc's color reduction (issue 45, item 1): colors and
+time of GPU algorithms under ``reduce=none``, ``both`` (ecl-gc §4's heuristics) and ``ig``
+(Culberson's iterated greedy, docs/decisions.md, "Iterated greedy").
+
+Per graph and algorithm, the three settings' repetitions are interleaved after two warm-ups
+each (benchmarks/_common.interleaved), every coloring validated, the conditions of each
+recorded. Prints the colors of each setting, its median ``time_ms`` with its 95 % interval,
+the passes ig ran, and ig's time over the plain coloring's with its interval: the issue's
+target is ecl-gc + ig at most 2x ecl-gc's time with at least 5 % fewer colors.
+
+    PYTHONPATH=. python3 benchmarks/recolor.py [--graph SPEC]... [--algo NAME]... [--reps N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from _common import conditions_line, header, interleaved
+
+from gcbench import algorithms
+from gcbench.algorithms import devices
+from gcbench.algorithms.execute import prepare
+from gcbench.algorithms.gpu import runtime
+from gcbench.bench.conditions import Conditions
+from gcbench.errors import GcbenchError
+from gcbench.graphs.sources import load_graph
+from gcbench.stats import median_ci, ratio_ci
+
+# The issue-31 command's five graphs, then classic-coloring stand-ins (queen13_13, myciel7,
+# a DSJC1000.5-like G(n, p)); DIMACS files can be added with --graph.
+GRAPHS = (
+    "gen:rgg?scale=20",
+    "gen:kron?scale=18",
+    "gen:delaunay?scale=20",
+    "gen:grid2d?side=2048",
+    "gen:rmat?scale=18",
+    "gen:queen?n=13",
+    "gen:mycielski?k=8",
+    "gen:er?n=1000&p=0.5&seed=0",
+)
+ALGORITHMS = ("ecl-gc", "jpl", "vb")
+MODES = ("none", "both", "ig")
+
+
+def cell(values: list[float]) -> str:
+    ci = median_ci(values)
+    mid = statistics.median(values)
+    return f"{mid:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else f"{mid:.3f}"
+
+
+def summary(graph: str, name: str, done: dict) -> str:
+    cells = [graph, name]
+    for mode in MODES:
+        colors = sorted({r.validation.colors for r in done[mode]})
+        cells += ["/".join(map(str, colors)), cell([r.time_ms for r in done[mode]])]
+    passes = statistics.median(r.coloring.trace["reduce_rounds"][0] for r in done["ig"])
+    ratio = ratio_ci([r.time_ms for r in done["none"]], [r.time_ms for r in done["ig"]])
+    shown = f"{ratio.ratio:.2f} [{ratio.low:.2f}, {ratio.high:.2f}]" if ratio else ""
+    cells += [f"{passes:g}", shown]
+    return "| " + " | ".join(cells) + " |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--graph", action="append", help="graph spec or file (repeatable)")
+    parser.add_argument("--algo", action="append", help="algorithm (repeatable)")
+    parser.add_argument("--reps", type=int, default=9)
+    args = parser.parse_args()
+    facts = runtime.device_facts()
+    print(f"{facts.name}, driver {facts.driver_version}, CUDA {facts.cuda_runtime}, "
+          f"CuPy {facts.cupy_version}, {time.strftime('%Y-%m-%d')}")  # fmt: skip
+    gpu, trip = devices.get("gpu").monitors()
+    meter = Conditions("gpu", gpu, trip)
+    settings = " | ".join(f"{m}: colors | {m}: ms [95 % CI]" for m in MODES)
+    print(header(f"| graph | algorithm | {settings} | ig passes | ig ÷ none [95 % CI] |"))
+    conditions = []
+    for graph_spec in args.graph or GRAPHS:
+        prepared = prepare(load_graph(graph_spec), "gpu")
+        seen: list[dict] = []
+        for name in args.algo or ALGORITHMS:
+            spec = algorithms.get(name)
+            variants = {mode: {"reduce": mode} for mode in MODES}
+            try:
+                done = interleaved(spec, prepared, variants, args.reps, meter)
+            except GcbenchError as exc:
+                print(f"| {graph_spec} | {name} | {exc} |")
+                continue
+            print(summary(graph_spec, name, done), flush=True)
+            seen += [r.conditions for runs in done.values() for r in runs]
+        conditions.append(f"{graph_spec}: {conditions_line(seen)}")
+    print("\nConditions (median [5th, 95th percentile] over the graph's repetitions):")
+    print("\n".join(f"- {line}" for line in conditions))
+
+
+if __name__ == "__main__":
+    main()
