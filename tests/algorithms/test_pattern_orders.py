@@ -192,8 +192,8 @@ def test_ties_throughout_give_the_natural_order() -> None:
 
 def test_hand_worked_example() -> None:
     """Rows {0, 1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}, {0, 1}: distinct degrees
-    [3, 2, 3, 2, 2, 2]; with multiplicity column 0 has 2 + 1 + 1 = 4 and column 1 has 3
-    (row {0, 1} repeats the pair of row {0, 1, 2}), so the weighted order puts 1 before 2.
+    [3, 2, 3, 2, 2, 2] (counted with multiplicity, column 1 would have 3: row {0, 1} repeats
+    the pair of row {0, 1, 2}; largest-first puts 2 before it).
 
     Smallest-last removes 5 (degree 2, the highest id on top), then 4 and 3 (degrees 1 as
     their neighbours go), 2 (degree 2, {0, 1}, on top), 1 and 0. Incidence-degree takes 0;
@@ -205,7 +205,6 @@ def test_hand_worked_example() -> None:
     )
     assert pattern_orders.distinct_degrees(pattern).tolist() == [3, 2, 3, 2, 2, 2]
     assert pattern_order(pattern, "largest-first").tolist() == [0, 2, 1, 3, 4, 5]
-    assert pattern_order(pattern, "largest-first-weighted").tolist() == [0, 1, 2, 3, 4, 5]
     assert pattern_order(pattern, "smallest-last").tolist() == [0, 1, 2, 3, 4, 5]
     assert pattern_order(pattern, "incidence-degree").tolist() == [0, 2, 1, 3, 4, 5]
 
@@ -220,16 +219,15 @@ def test_d2_of_a_star_needs_every_color_in_every_order() -> None:
         assert validate_pattern(pattern, greedy_d2_colors(pattern, order)).colors == 6
 
 
-def test_largest_first_is_distinct_where_the_weighted_one_is_not() -> None:
-    """Column 0 shares four rows with column 1 alone (weight 4, one neighbour); column 2
-    shares one row with columns 3, 4 (weight 2, two neighbours): largest-first takes 2 first,
-    the weighted order 0."""
+def test_largest_first_counts_distinct_neighbours_not_shared_rows() -> None:
+    """Column 0 shares four rows with column 1 alone (one neighbour, four with multiplicity);
+    column 2 shares one row with columns 3 and 4 (two neighbours): largest-first takes 2, 3
+    and 4 first (the ranking by multiplicity, dropped in issue 44, took 0 and 1)."""
     rows = [[0, 1], [0, 1], [0, 1], [0, 1], [2, 3, 4]]
     pattern = from_entries(
         5, 5, [r for r, cols in enumerate(rows) for _ in cols], [c for cols in rows for c in cols]
     )
-    assert pattern_order(pattern, "largest-first")[0] == 2
-    assert pattern_order(pattern, "largest-first-weighted")[0] == 0
+    assert pattern_order(pattern, "largest-first").tolist() == [2, 3, 4, 0, 1]
 
 
 @pytest.mark.parametrize("order", PATTERN_ORDERS)

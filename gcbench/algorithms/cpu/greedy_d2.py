@@ -79,8 +79,7 @@ register(
                 choices=PATTERN_ORDERS,
                 help="column visit order: natural=column id, largest-first=most distinct "
                 "distance-2 neighbours first, smallest-last and incidence-degree=ColPack's "
-                "dynamic distance-2 orders, largest-first-weighted=by distance-2 degree counted "
-                "with multiplicity, random=by hash32 (docs/distance2.md, Orders)",
+                "dynamic distance-2 orders, random=by hash32 (docs/distance2.md, Orders)",
             ),
         ),
         deterministic=True,

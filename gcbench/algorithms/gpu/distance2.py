@@ -297,8 +297,7 @@ ORDER = Param(
     choices=priority.PATTERN_ORDERS,
     help="column priority: natural=column id, largest-first=most distinct distance-2 "
     "neighbours first, smallest-last and incidence-degree=ColPack's dynamic distance-2 orders, "
-    "largest-first-weighted=by distance-2 degree counted with multiplicity, random=by hash32 "
-    "(the serial greedy's orders, docs/distance2.md)",
+    "random=by hash32 (the serial greedy's orders, docs/distance2.md)",
 )
 
 
