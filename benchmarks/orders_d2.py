@@ -72,12 +72,17 @@ def measure(pattern: Pattern, reps: int) -> dict[str, dict[str, list[float]]]:
     return kept
 
 
+def number(x: float) -> str:
+    """Three significant digits, without an exponent."""
+    return f"{x:.0f}" if x >= 100 else f"{x:.3g}"
+
+
 def shown(values: list[float]) -> str:
-    """Median [95 % interval] in ms, or in s from 10 s up."""
+    """Median [95 % interval] in ms, or in s from 1 s up."""
     interval = median_ci(values)
-    scale, unit = (1e3, " s") if statistics.median(values) >= 1e4 else (1.0, "")
-    spread = f" [{interval[0] / scale:.3g}, {interval[1] / scale:.3g}]" if interval else ""
-    return f"{statistics.median(values) / scale:.3g}{spread}{unit}"
+    scale, unit = (1e3, " s") if statistics.median(values) >= 1e3 else (1.0, "")
+    spread = f" [{number(interval[0] / scale)}, {number(interval[1] / scale)}]" if interval else ""
+    return f"{number(statistics.median(values) / scale)}{spread}{unit}"
 
 
 def commit() -> str:
