@@ -10,6 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from gcbench.algorithms import pattern_orders
 from gcbench.graphs.graph import Graph
 from gcbench.graphs.pattern import Pattern
 
@@ -71,31 +72,35 @@ def ldf_order(graph: Graph) -> np.ndarray:
 
 
 # The column orders of the distance-2 problems (docs/distance2.md, "Orders"): natural (column
-# id), largest-first (by pattern_weights, ties by lower id) and random (hash32, larger first).
-PATTERN_ORDERS: tuple[str, ...] = ("natural", "largest-first", "random")
-
-
-def pattern_weights(pattern: Pattern) -> np.ndarray:
-    """Each column's distance-2 degree counted with multiplicity: Σ over its rows of (row
-    count − 1), int64. ColPack's largest-first counts distinct distance-2 neighbours, which
-    costs a pass as long as a coloring; this sum bounds it and costs O(nnz)
-    (docs/distance2.md, "Orders")."""
-    col_ptr, col_rows = pattern.columns
-    per_entry = pattern.row_counts[col_rows] - 1
-    sums = np.zeros(per_entry.size + 1, dtype=np.int64)
-    np.cumsum(per_entry, out=sums[1:])
-    return sums[col_ptr[1:]] - sums[col_ptr[:-1]]
+# id); ColPack's partial distance-2 largest-first (distinct distance-2 degree, larger first,
+# ties by lower id), smallest-last and incidence-degree (gcbench.algorithms.pattern_orders);
+# random (hash32, larger first).
+PATTERN_ORDERS: tuple[str, ...] = (
+    "natural",
+    "largest-first",
+    "smallest-last",
+    "incidence-degree",
+    "random",
+)
 
 
 def pattern_order(pattern: Pattern, order: str) -> np.ndarray:
     """The columns in the visit order ``order`` (:data:`PATTERN_ORDERS`), int32: what the
-    serial greedy colors in turn, and what Jones-Plassmann's priorities reproduce."""
+    serial greedy colors in turn, and what Jones-Plassmann's priorities reproduce. The same
+    pattern always gives the same order: natural and largest-first break ties by column id,
+    the dynamic orders by their stacks (:mod:`~gcbench.algorithms.pattern_orders`); hash32
+    is one-to-one."""
     n = pattern.n_cols
     ids = np.arange(n, dtype=np.int32)
     if order == "natural":
         return ids
     if order == "largest-first":
-        return np.argsort(-pattern_weights(pattern), kind="stable").astype(np.int32)
+        degrees = pattern_orders.distinct_degrees(pattern)
+        return np.argsort(-degrees, kind="stable").astype(np.int32)
+    if order == "smallest-last":
+        return pattern_orders.smallest_last(pattern)
+    if order == "incidence-degree":
+        return pattern_orders.incidence_degree(pattern)
     if order == "random":
         return unhash32_array(np.sort(hash32_array(ids))[::-1]).astype(np.int32)
     raise ValueError(f"unknown order {order!r}; known: {', '.join(PATTERN_ORDERS)}")

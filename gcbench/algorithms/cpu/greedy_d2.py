@@ -77,8 +77,9 @@ register(
                 "natural",
                 str,
                 choices=PATTERN_ORDERS,
-                help="column visit order: natural=column id, largest-first=by distance-2 "
-                "degree counted with multiplicity, random=by hash32",
+                help="column visit order: natural=column id, largest-first=most distinct "
+                "distance-2 neighbours first, smallest-last and incidence-degree=ColPack's "
+                "dynamic distance-2 orders, random=by hash32 (docs/distance2.md, Orders)",
             ),
         ),
         deterministic=True,

@@ -295,8 +295,9 @@ ORDER = Param(
     "random",
     str,
     choices=priority.PATTERN_ORDERS,
-    help="column priority: natural=column id, largest-first=by distance-2 degree counted "
-    "with multiplicity, random=by hash32 (the serial greedy's orders)",
+    help="column priority: natural=column id, largest-first=most distinct distance-2 "
+    "neighbours first, smallest-last and incidence-degree=ColPack's dynamic distance-2 orders, "
+    "random=by hash32 (the serial greedy's orders, docs/distance2.md)",
 )
 
 
