@@ -5,6 +5,12 @@ and a missing one raises UnsupportedError, which the runner records as ``status=
 Each peer's own graph object is built from the CSR in the spec's ``setup`` (timed with the
 transfer, like a GPU copy), so ``time_ms`` is the peer's coloring alone; the last graph built is
 kept per peer so the repetitions of a case reuse it.
+
+``scipy-group-columns`` is SciPy's column grouping for sparse finite differences
+(``scipy.optimize._numdiff.group_columns``), the peer of the distance-2 problems: scipy is a
+core dependency, so it needs no extra. Its own matrix (a ``csc_array`` of the pattern's
+column view) is built in ``setup``; ``time_ms`` is the ``group_columns`` call with the visit
+order, as a user calls it (docs/distance2.md, "The peer: scipy-group-columns").
 """
 
 from __future__ import annotations
@@ -17,9 +23,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from gcbench.algorithms.availability import install_hint
+from gcbench.algorithms.priority import PATTERN_ORDERS, pattern_order
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, empty_coloring, register
 from gcbench.errors import UnsupportedError
 from gcbench.graphs.graph import Graph
+from gcbench.graphs.pattern import Pattern
 
 NX_STRATEGIES = (
     "largest_first",
@@ -135,5 +143,54 @@ register(
         setup=_igraph_graph,
         requires=("igraph",),
         extra=EXTRA,
+    )
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _scipy_columns(pattern: Pattern) -> sp.csc_array:
+    """The pattern as the ``csc_array`` group_columns reads (its column view, all ones):
+    scipy makes both index arrays int64, the type its compiled ``group_sparse`` takes."""
+    col_ptr, col_rows = pattern.columns
+    ones = np.ones(col_rows.size, dtype=np.int8)
+    return sp.csc_array((ones, col_rows, col_ptr), shape=(pattern.n_rows, pattern.n_cols))
+
+
+def run_group_columns(pattern: Pattern, *, order: str = "natural") -> Coloring:
+    """scipy's ``group_columns`` of ``pattern``'s columns, visited in ``order``
+    (:data:`~gcbench.algorithms.priority.PATTERN_ORDERS`, the serial greedy's orders; scipy's
+    own default is a random permutation): Curtis, Powell & Reid's grouping, one group at a
+    time, each taking every still ungrouped column, in the order, that shares no row with it.
+    A column lands in the first group none of whose earlier members shares a row with it: the
+    first fit of the serial greedy in the same order, so the colors are equal."""
+    from scipy.optimize._numdiff import group_columns
+
+    groups = group_columns(_scipy_columns(pattern), order=pattern_order(pattern, order))
+    return Coloring(groups.astype(np.int32), iterations=None)
+
+
+register(
+    AlgorithmSpec(
+        name="scipy-group-columns",
+        backend="cpu",
+        family="peer: scipy.optimize._numdiff.group_columns (Curtis, Powell & Reid 1974)",
+        run=run_group_columns,
+        params=(
+            Param(
+                "order",
+                "natural",
+                str,
+                choices=PATTERN_ORDERS,
+                help="the permutation passed as group_columns' order: the serial greedy's "
+                "column orders (scipy's default, a seeded random permutation, is not offered)",
+            ),
+        ),
+        deterministic=True,
+        peer=True,
+        iterations_meaning="none (serial)",
+        description="SciPy's sparse finite-difference column grouping (pythran, one group at a "
+        "time): the same colors as the serial greedy in the same order",
+        setup=_scipy_columns,
+        problems=("d2", "pd2", "pd2-rows"),
     )
 )
