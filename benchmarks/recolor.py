@@ -8,7 +8,12 @@ recorded. Prints the colors of each setting, its median ``time_ms`` with its 95 
 the passes ig ran, and ig's time over the plain coloring's with its interval: the issue's
 target is ecl-gc + ig at most 2x ecl-gc's time with at least 5 % fewer colors.
 
+With ``--problem d2|pd2|pd2-rows`` (issue 44, item 3) the distance-2 algorithms run under
+``reduce=none`` and ``ig`` (their only choices), beside the colors of the serial greedy in
+natural order, whose colors the issue asks them to come within 1.10x of.
+
     PYTHONPATH=. python3 benchmarks/recolor.py [--graph SPEC]... [--algo NAME]... [--reps N]
+        [--problem d1|d2|pd2|pd2-rows]
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ from _common import conditions_line, header, interleaved
 
 from gcbench import algorithms
 from gcbench.algorithms import devices
+from gcbench.algorithms.cpu.greedy_d2 import greedy_d2_colors
 from gcbench.algorithms.execute import prepare
 from gcbench.algorithms.gpu import runtime
 from gcbench.bench.conditions import Conditions
 from gcbench.errors import GcbenchError
-from gcbench.graphs.sources import load_graph
+from gcbench.graphs.sources import load_instance
 from gcbench.stats import median_ci, ratio_ci
 
 # The issue-31 command's five graphs, then classic-coloring stand-ins (queen13_13, myciel7,
@@ -40,8 +46,8 @@ GRAPHS = (
     "gen:mycielski?k=8",
     "gen:er?n=1000&p=0.5&seed=0",
 )
-ALGORITHMS = ("ecl-gc", "jpl", "vb")
-MODES = ("none", "both", "ig")
+ALGORITHMS = {"d1": ("ecl-gc", "jpl", "vb"), "d2": ("vb-bit", "nb-bit", "jp-d2")}
+MODES = {"d1": ("none", "both", "ig"), "d2": ("none", "ig")}
 
 
 def cell(values: list[float]) -> str:
@@ -50,9 +56,9 @@ def cell(values: list[float]) -> str:
     return f"{mid:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else f"{mid:.3f}"
 
 
-def summary(graph: str, name: str, done: dict) -> str:
-    cells = [graph, name]
-    for mode in MODES:
+def summary(graph: str, name: str, done: dict, serial: str) -> str:
+    cells = [graph, name, *([serial] if serial else [])]
+    for mode in done:
         colors = sorted({r.validation.colors for r in done[mode]})
         cells += ["/".join(map(str, colors)), cell([r.time_ms for r in done[mode]])]
     passes = statistics.median(r.coloring.trace["reduce_rounds"][0] for r in done["ig"])
@@ -67,27 +73,34 @@ def main() -> None:
     parser.add_argument("--graph", action="append", help="graph spec or file (repeatable)")
     parser.add_argument("--algo", action="append", help="algorithm (repeatable)")
     parser.add_argument("--reps", type=int, default=9)
+    parser.add_argument("--problem", default="d1", choices=("d1", "d2", "pd2", "pd2-rows"))
     args = parser.parse_args()
+    kind = "d1" if args.problem == "d1" else "d2"
+    modes = MODES[kind]
     facts = runtime.device_facts()
     print(f"{facts.name}, driver {facts.driver_version}, CUDA {facts.cuda_runtime}, "
           f"CuPy {facts.cupy_version}, {time.strftime('%Y-%m-%d')}")  # fmt: skip
     gpu, trip = devices.get("gpu").monitors()
     meter = Conditions("gpu", gpu, trip)
-    settings = " | ".join(f"{m}: colors | {m}: ms [95 % CI]" for m in MODES)
-    print(header(f"| graph | algorithm | {settings} | ig passes | ig ÷ none [95 % CI] |"))
+    settings = " | ".join(f"{m}: colors | {m}: ms [95 % CI]" for m in modes)
+    serial_column = "" if kind == "d1" else " serial natural: colors |"
+    print(header(f"| graph | algorithm |{serial_column} {settings} | ig passes | "
+                 "ig ÷ none [95 % CI] |"))  # fmt: skip
     conditions = []
     for graph_spec in args.graph or GRAPHS:
-        prepared = prepare(load_graph(graph_spec), "gpu")
+        instance = load_instance(graph_spec, args.problem)
+        serial = "" if kind == "d1" else str(int(greedy_d2_colors(instance).max(initial=-1)) + 1)
+        prepared = prepare(instance, "gpu")
         seen: list[dict] = []
-        for name in args.algo or ALGORITHMS:
-            spec = algorithms.get(name)
-            variants = {mode: {"reduce": mode} for mode in MODES}
+        for name in args.algo or ALGORITHMS[kind]:
+            spec = algorithms.get(name, problem=args.problem)
+            variants = {mode: {"reduce": mode} for mode in modes}
             try:
                 done = interleaved(spec, prepared, variants, args.reps, meter)
             except GcbenchError as exc:
                 print(f"| {graph_spec} | {name} | {exc} |")
                 continue
-            print(summary(graph_spec, name, done), flush=True)
+            print(summary(graph_spec, name, done, serial), flush=True)
             seen += [r.conditions for runs in done.values() for r in runs]
         conditions.append(f"{graph_spec}: {conditions_line(seen)}")
     print("\nConditions (median [5th, 95th percentile] over the graph's repetitions):")

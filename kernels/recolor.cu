@@ -106,3 +106,56 @@ extern "C" __global__ void ig_heavy(const int* __restrict__ order, const int* __
         }
     }
 }
+
+// The distance-2 problems (docs/distance2.md): the columns of the class at `position`
+// (order[lo .. mid)), a warp each, take the smallest color that no column sharing a row with
+// them already holds. The warp marks those colors in its own bitmap of `window` colors (a
+// multiple of 32; window / 8 bytes of dynamic shared memory per warp), window after window up
+// to `position`: a column's rows can hold thousands of columns, far more than a thread's scan.
+extern "C" __global__ void ig_pattern_class(const int* __restrict__ order,
+                                            const int* __restrict__ lo,
+                                            const int* __restrict__ mid, const int position,
+                                            const int* __restrict__ row_ptr,
+                                            const int* __restrict__ row_cols,
+                                            const int* __restrict__ col_ptr,
+                                            const int* __restrict__ col_rows,
+                                            int* __restrict__ fresh, const int window)
+{
+    extern __shared__ unsigned bitmaps[];
+    const int lane = threadIdx.x & 31;
+    const int words = window / 32;
+    unsigned* const used = bitmaps + (threadIdx.x / 32) * words;
+    const int begin = lo[position];
+    const int count = mid[position] - begin;
+    const int warps = gcb_stride() / 32;
+    for (int i = gcb_tid() / 32; i < count; i += warps) {  // the same i in every lane
+        const int c = order[begin + i];
+        for (int base = 0; base <= position; base += window) {
+            for (int w = lane; w < words; w += 32) used[w] = 0u;
+            __syncwarp();
+            for (int e = col_ptr[c]; e < col_ptr[c + 1]; e++) {
+                const int r = col_rows[e];
+                for (int k = row_ptr[r] + lane; k < row_ptr[r + 1]; k += 32) {
+                    const unsigned offset = (unsigned)(fresh[row_cols[k]] - base);
+                    if (offset < (unsigned)window) atomicOr(&used[offset / 32], 1u << (offset % 32));
+                }
+            }
+            __syncwarp();
+            int found = window;
+            for (int w0 = 0; w0 < words; w0 += 32) {
+                const unsigned free = w0 + lane < words ? ~used[w0 + lane] : 0u;
+                const unsigned any = __ballot_sync(GCB_FULL_MASK, free != 0u);
+                if (any) {
+                    const int src = __ffs(any) - 1;
+                    found = 32 * (w0 + src) + __ffs(__shfl_sync(GCB_FULL_MASK, free, src)) - 1;
+                    break;
+                }
+            }
+            __syncwarp();  // every lane has read the bitmap before the next window clears it
+            if (found < window) {
+                if (lane == 0) fresh[c] = base + found;
+                break;
+            }
+        }
+    }
+}

@@ -24,6 +24,7 @@ import numpy as np
 
 from gcbench.algorithms.priority import hash32_array
 from gcbench.graphs.graph import Graph
+from gcbench.graphs.pattern import Pattern
 
 # The class orders of successive passes, repeated: reverse (the last class first) and largest
 # class first are Culberson's two strongest; a keyed random order every fourth pass moves a
@@ -87,16 +88,18 @@ def recolor_passes(steps: RecolorSteps) -> Passes | None:
     return Passes(before, best, passes)
 
 
-def recolor_colors(graph: Graph, colors: np.ndarray) -> tuple[np.ndarray, Passes | None]:
-    """A recolored copy of the host coloring ``colors`` of ``graph`` (numba)."""
+def recolor_colors(graph: Graph | Pattern, colors: np.ndarray) -> tuple[np.ndarray, Passes | None]:
+    """A recolored copy of the host coloring ``colors`` (numba): of a graph's vertices, or of
+    a pattern's columns, whose neighbours are the other columns of their rows (the distance-2
+    problems, docs/distance2.md: a class's columns share no row, so the same argument holds)."""
     steps = _HostSteps(graph, np.array(colors, dtype=np.int32, copy=True))
     passes = recolor_passes(steps)
     return steps.colors, passes
 
 
 class _HostSteps:
-    def __init__(self, graph: Graph, colors: np.ndarray) -> None:
-        self.indptr, self.indices, self.colors = graph.indptr, graph.indices, colors
+    def __init__(self, graph: Graph | Pattern, colors: np.ndarray) -> None:
+        self.graph, self.colors = graph, colors
 
     def sizes(self) -> np.ndarray | None:
         if self.colors.size and self.colors.min() < 0:
@@ -106,25 +109,36 @@ class _HostSteps:
     def recolor(self, classes: np.ndarray) -> np.ndarray:
         rank = np.empty(classes.size, dtype=np.int64)
         rank[classes] = np.arange(classes.size)
-        self.colors = _pass(self.indptr, self.indices, self.colors, rank)
+        order = _visit_order(self.colors, rank)
+        g = self.graph
+        if isinstance(g, Pattern):
+            col_ptr, col_rows = g.columns
+            self.colors = _pattern_pass(g.indptr, g.indices, col_ptr, col_rows, order, rank.size)
+        else:
+            self.colors = _pass(g.indptr, g.indices, order, rank.size)
         return np.bincount(self.colors, minlength=classes.size)
 
 
 @numba.njit(cache=True)
-def _pass(indptr, indices, colors, rank):  # type: ignore[no-untyped-def]
-    """One iterated greedy pass: vertices by the rank of their class (a counting sort), each
-    the smallest color no visited neighbour holds (stamped with the vertex in ``mark``)."""
-    n, k = colors.size, rank.size
-    start = np.zeros(k + 1, np.int64)
-    for v in range(n):
+def _visit_order(colors, rank):  # type: ignore[no-untyped-def]
+    """The vertices by the rank of their class (a counting sort, ids ascending inside one)."""
+    start = np.zeros(rank.size + 1, np.int64)
+    for v in range(colors.size):
         start[rank[colors[v]] + 1] += 1
     start = np.cumsum(start)
-    order = np.empty(n, np.int64)
-    for v in range(n):
+    order = np.empty(colors.size, np.int64)
+    for v in range(colors.size):
         r = rank[colors[v]]
         order[start[r]] = v
         start[r] += 1
-    fresh = np.full(n, -1, np.int32)
+    return order
+
+
+@numba.njit(cache=True)
+def _pass(indptr, indices, order, k):  # type: ignore[no-untyped-def]
+    """One iterated greedy pass over ``order``: each vertex the smallest color no visited
+    neighbour holds (stamped with the vertex in ``mark``)."""
+    fresh = np.full(order.size, -1, np.int32)
     mark = np.full(k + 1, -1, np.int64)
     for v in order:
         for e in range(indptr[v], indptr[v + 1]):
@@ -135,4 +149,24 @@ def _pass(indptr, indices, colors, rank):  # type: ignore[no-untyped-def]
         while mark[c] == v:
             c += 1
         fresh[v] = c
+    return fresh
+
+
+@numba.njit(cache=True)
+def _pattern_pass(indptr, indices, col_ptr, col_rows, order, k):  # type: ignore[no-untyped-def]
+    """:func:`_pass` for a pattern's columns: a column's neighbours are the columns of its
+    rows."""
+    fresh = np.full(order.size, -1, np.int32)
+    mark = np.full(k + 1, -1, np.int64)
+    for c in order:
+        for e in range(col_ptr[c], col_ptr[c + 1]):
+            r = col_rows[e]
+            for f in range(indptr[r], indptr[r + 1]):
+                d = fresh[indices[f]]
+                if d >= 0:
+                    mark[d] = c
+        d = 0
+        while mark[d] == c:
+            d += 1
+        fresh[c] = d
     return fresh

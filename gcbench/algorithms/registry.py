@@ -106,6 +106,15 @@ BALANCE_PARAM = Param(
     help="class balancing after coloring and reduce (Lu et al. 2015): vertex-centric shuffle",
 )
 POST_PARAMS = (REDUCE_PARAM, BALANCE_PARAM)  # every spec has them (register appends them)
+# The distance-2 algorithms' post-pass: iterated greedy over the columns (ecl-gc's heuristics
+# and class balancing are distance-1 moves). register appends it to every pattern spec.
+PATTERN_REDUCE_PARAM = Param(
+    "reduce",
+    "none",
+    choices=("none", "ig"),
+    help="color reduction after coloring: ig = iterated greedy passes over the columns "
+    "(Culberson & Luo 1996)",
+)
 
 
 WARP = 32  # the block-size step of a GPU algorithm whose kernels work in whole warps
@@ -138,7 +147,8 @@ class AlgorithmSpec:
     ``problems`` are the problems it solves (:data:`gcbench.grammar.PROBLEMS`): ``("d1",)``,
     or some of the distance-2 ones, whose ``run`` gets a
     :class:`~gcbench.graphs.pattern.Pattern` (a ``DevicePattern`` on the GPU) and colors its
-    columns (docs/distance2.md); those get no ``reduce`` or ``balance`` (distance-1 passes).
+    columns (docs/distance2.md); those get :data:`PATTERN_REDUCE_PARAM` (``reduce=none|ig``)
+    instead, and no ``balance`` (a distance-1 pass).
     ``bind(graph_or_device_graph, *, block_size, **params)``, when given, returns ``run``'s
     work as a call with no arguments, its lookups made at bind time (nothing that colors:
     at most what ``setup`` would build): :func:`gcbench.algorithms.execute.run_timed` binds
@@ -206,13 +216,14 @@ def register(spec: AlgorithmSpec) -> AlgorithmSpec:
     """Add ``spec`` to the registry under each of its problems (replacing one of the same name
     and problem, e.g. in tests, or for a chooser one of the same name and backend), with the
     ``reduce`` and ``balance`` parameters appended to a distance-1 spec unless it declares
-    them; returns the registered spec."""
+    them (a distance-2 one gets its own ``reduce``); returns the registered spec."""
     wrong = [p for p in spec.problems if p not in PROBLEMS]
     if wrong or not spec.problems or (spec.colors_patterns and "d1" in spec.problems):
         raise ValueError(f"{spec.name}: problems {spec.problems} are not d1 or d2/pd2 ones")
     declared = {p.name for p in spec.params}
-    missing = tuple(p for p in POST_PARAMS if p.name not in declared)
-    if missing and not spec.colors_patterns:
+    post = (PATTERN_REDUCE_PARAM,) if spec.colors_patterns else POST_PARAMS
+    missing = tuple(p for p in post if p.name not in declared)
+    if missing:
         spec = replace(spec, params=(*spec.params, *missing))
     by_problem = _REGISTRY.setdefault(spec.name, {})
     for problem in spec.problems:

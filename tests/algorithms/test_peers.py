@@ -126,6 +126,6 @@ def test_group_columns_spec() -> None:
         spec = get("scipy-group-columns", problem=problem)
         assert spec.peer and spec.backend == "cpu" and spec.deterministic
         assert spec.requires == () and spec.extra == ""  # scipy is a core dependency
-        assert [p.name for p in spec.params] == ["order"]
+        assert [p.name for p in spec.params] == ["order", "reduce"]
         assert spec.param("order").choices == PATTERN_ORDERS
     assert not solves("scipy-group-columns", "d1")

@@ -11,9 +11,12 @@ from hypothesis import strategies as st
 import gcbench
 from gcbench import algorithms
 from gcbench.algorithms import recolor
+from gcbench.algorithms.cpu.greedy_d2 import greedy_d2_colors
+from gcbench.algorithms.pattern_validation import validate_pattern
 from gcbench.algorithms.reduction import reduce_colors
 from gcbench.algorithms.validation import validate
 from gcbench.graphs.graph import from_edges
+from gcbench.graphs.pattern import from_entries
 
 
 def random_graph(n: int, m: int, seed: int):
@@ -127,3 +130,51 @@ def test_tiny_graphs(n):
     colors = np.zeros(n, dtype=np.int32)
     recolored, report = reduce_colors(graph, colors, "ig")
     assert recolored.tolist() == colors.tolist() and report.colors_after == n
+
+
+def reference_pattern_pass(pattern, colors, classes, rng) -> np.ndarray:
+    """One pass over a pattern's columns written apart from the numba one: a column's
+    neighbours are the columns of its rows, found through a dense 0/1 product."""
+    dense = np.zeros((pattern.n_rows, pattern.n_cols), dtype=np.int64)
+    for r in range(pattern.n_rows):
+        dense[r, pattern.indices[pattern.indptr[r] : pattern.indptr[r + 1]]] = 1
+    shares = (dense.T @ dense) > 0
+    fresh = np.full(pattern.n_cols, -1, dtype=np.int32)
+    for c in classes:
+        for v in rng.permutation(np.flatnonzero(colors == c)):
+            taken = {int(fresh[u]) for u in np.flatnonzero(shares[v]) if u != v}
+            fresh[v] = next(k for k in range(pattern.n_cols + 1) if k not in taken)
+    return fresh
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    m=st.integers(1, 30),
+    n=st.integers(1, 40),
+    nnz=st.integers(0, 150),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_pattern_columns_never_more_colors_and_equal_to_the_reference(m, n, nnz, seed):
+    rng = np.random.default_rng(seed)
+    pattern = from_entries(m, n, rng.integers(0, m, nnz), rng.integers(0, n, nnz), name="r")
+    start = greedy_d2_colors(pattern, "random")
+    k = int(start.max()) + 1
+    recolored, passes = recolor.recolor_colors(pattern, start)
+    check = validate_pattern(pattern, recolored, parallel=False)
+    assert check.valid and check.colors == passes.colors_after <= k == passes.colors_before
+    colors, sizes = start.copy(), np.bincount(start)
+    for p in range(passes.passes):
+        colors = reference_pattern_pass(pattern, colors, recolor.class_order(sizes, p), rng)
+        sizes = np.bincount(colors)
+    assert np.array_equal(colors, recolored)
+
+
+def test_distance2_reduce_ig_on_the_cpu():
+    from gcbench import color
+
+    plain = color("gen:grid2d?side=30", "greedy", problem="pd2", order="random")
+    reduced = color("gen:grid2d?side=30", "greedy", problem="pd2", order="random", reduce="ig")
+    assert reduced.validation.valid and reduced.validation.recovered
+    assert reduced.validation.colors <= plain.validation.colors
+    assert reduced.trace["colors_before"] == [plain.validation.colors]
+    assert reduced.trace["reduce_rounds"][0] >= recolor.PATIENCE

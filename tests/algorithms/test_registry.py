@@ -96,7 +96,8 @@ def test_a_name_may_solve_d1_and_the_distance2_problems_with_two_specs():
     try:
         assert get(d1.name) is d1 and get(d1.name, problem="pd2") is d2
         assert {p.name for p in d1.params} >= {"reduce", "balance"}
-        assert not d2.params  # no distance-1 passes on a distance-2 spec
+        # no distance-1 passes on a distance-2 spec: its own reduce (iterated greedy) only
+        assert [(p.name, p.choices) for p in d2.params] == [("reduce", ("none", "ig"))]
         assert d2.colors_patterns and not d1.colors_patterns
         with pytest.raises(SpecError, match=r"does not solve --problem pd2-rows \(it solves"):
             get(d1.name, problem="pd2-rows")

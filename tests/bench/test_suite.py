@@ -379,8 +379,8 @@ def test_problems_are_an_axis_of_the_case_and_its_key(d2_fakes):
     seen = [(c.problem, c.algorithm, c.block_size, c.params_text) for c in cases]
     assert seen == [
         ("d1", "t-gpu-fixed", 128, "balance=none;reduce=none"),
-        ("d2", "t-gpu-fixed", 64, "order=natural"),  # the d2 spec of the same name
-        ("d2", "t-d2", 128, ""),
+        ("d2", "t-gpu-fixed", 64, "order=natural;reduce=none"),  # the d2 spec of that name
+        ("d2", "t-d2", 128, "reduce=none"),
     ]
     keys = {c.case_key() for c in cases}
     assert len(keys) == 3 and {k[1] for k in keys} == {"d1", "d2"}

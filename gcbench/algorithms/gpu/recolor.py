@@ -31,20 +31,23 @@ WINDOW = 8192
 
 
 def recolor_on_device(
-    dgraph: runtime.DeviceGraph, colors: Any
+    dgraph: runtime.DeviceGraph | runtime.DevicePattern, colors: Any
 ) -> tuple[Any, recolor.Passes | None]:
-    """A recolored copy of the device coloring ``colors``, and what the passes did."""
+    """A recolored copy of the device coloring ``colors`` of a graph's vertices or a pattern's
+    columns, and what the passes did."""
     runtime.require_device(2 * 4 * dgraph.n, "reduce=ig")  # a pass's order and new colors
-    steps = _DeviceSteps(dgraph, colors)
+    kind = _PatternSteps if isinstance(dgraph, runtime.DevicePattern) else _GraphSteps
+    steps = kind(dgraph, colors)
     passes = recolor.recolor_passes(steps)
     return steps.colors, passes
 
 
 class _DeviceSteps:
     """The passes as launches of ``kernels/recolor.cu``; ``known`` holds the class sizes of
-    ``colors`` as last read back."""
+    ``colors`` as last read back. A subclass colors one class (:meth:`color_class`) and says
+    which items are heavy (:meth:`heavy`)."""
 
-    def __init__(self, dgraph: runtime.DeviceGraph, colors: Any) -> None:
+    def __init__(self, dgraph: Any, colors: Any) -> None:
         self.g, self.cp = dgraph, runtime.cupy()
         self.colors = colors
         self.known = np.zeros(0, dtype=np.int64)
@@ -80,19 +83,54 @@ class _DeviceSteps:
         lo, hi = cp.asarray(bounds[:-1]), cp.asarray(bounds[1:])
         mid, taken = lo.copy(), cp.zeros(sizes.size, dtype=cp.int32)
         order = cp.empty(g.n, dtype=cp.int32)
-        self._launch("ig_place", g.n, np.int32(g.n), self.colors, cp.asarray(rank), g.indptr,
-                     np.int32(HEAVY), mid, hi, taken, order)  # fmt: skip
+        offsets, heavy_degree = self.heavy()
+        self._launch("ig_place", g.n, np.int32(g.n), self.colors, cp.asarray(rank), offsets,
+                     np.int32(heavy_degree), mid, hi, taken, order)  # fmt: skip
         fresh = runtime.uncolored(g.n)
-        heavy = runtime.kernel("recolor", "ig_heavy") if g.max_degree >= HEAVY else None
         window = min(WINDOW, -(-classes.size // 32) * 32)  # no wider than the colors there are
         for position, size in enumerate(sizes.tolist()):
             if size:
-                tail = (np.int32(position), g.indptr, g.indices, fresh)
-                self._launch("ig_class", size, order, lo, mid, *tail)
-                if heavy is not None:
-                    blocks = min(size, runtime.persistent_grid(BLOCK))
-                    heavy((blocks,), (BLOCK,), (order, mid, hi, *tail, np.int32(window)),
-                          shared_mem=window // 8)  # fmt: skip
+                self.color_class(position, size, (order, lo, mid, hi), fresh, window)
         self.colors = fresh
         self.known = self._count(fresh, classes.size)
         return self.known
+
+    def heavy(self) -> tuple[Any, int]:
+        """The offsets whose differences ``ig_place`` compares with the heavy threshold, and
+        that threshold."""
+        raise NotImplementedError
+
+    def color_class(self, position: int, size: int, ranges: tuple, fresh: Any, window: int) -> None:
+        """Launch the coloring of the class at ``position`` (``size`` items; ``ranges`` = the
+        order and its lo, mid and hi arrays)."""
+        raise NotImplementedError
+
+
+class _GraphSteps(_DeviceSteps):
+    """A graph's vertices: a thread or a warp a light vertex, a block a heavy one."""
+
+    def heavy(self) -> tuple[Any, int]:
+        return self.g.indptr, HEAVY
+
+    def color_class(self, position: int, size: int, ranges: tuple, fresh: Any, window: int) -> None:
+        g, (order, lo, mid, hi) = self.g, ranges
+        tail = (np.int32(position), g.indptr, g.indices, fresh)
+        self._launch("ig_class", size, order, lo, mid, *tail)
+        if g.max_degree >= HEAVY:
+            blocks = min(size, runtime.persistent_grid(BLOCK))
+            runtime.kernel("recolor", "ig_heavy")((blocks,), (BLOCK,), (order, mid, hi, *tail,
+                np.int32(window)), shared_mem=window // 8)  # fmt: skip
+
+
+class _PatternSteps(_DeviceSteps):
+    """A pattern's columns (the distance-2 problems): a warp each, none heavy."""
+
+    def heavy(self) -> tuple[Any, int]:
+        return self.g.col_ptr, np.iinfo(np.int32).max
+
+    def color_class(self, position: int, size: int, ranges: tuple, fresh: Any, window: int) -> None:
+        p, (order, lo, mid, _) = self.g, ranges
+        grid = min(runtime.grid_for(32 * size, BLOCK), runtime.persistent_grid(BLOCK))
+        runtime.kernel("recolor", "ig_pattern_class")((grid,), (BLOCK,), (order, lo, mid,
+            np.int32(position), p.row_ptr, p.row_cols, p.col_ptr, p.col_rows, fresh,
+            np.int32(window)), shared_mem=BLOCK // 32 * window // 8)  # fmt: skip

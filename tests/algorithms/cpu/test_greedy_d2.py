@@ -130,7 +130,8 @@ def test_registered_for_the_pattern_problems_only() -> None:
         spec = registry.get("greedy", "cpu", problem=problem)
         assert spec.run is greedy_d2.run
         assert spec.iterations_meaning == "none (serial)" and spec.deterministic
-        assert [p.name for p in spec.params] == ["order"]  # no reduce or balance
+        assert [p.name for p in spec.params] == ["order", "reduce"]  # no balance
+        assert spec.param("reduce").choices == ("none", "ig")
     assert registry.get("greedy", "cpu").run is greedy.run  # d1 stays the vertex greedy
     coloring = greedy_d2.run(closed_neighbourhoods(from_edges(3, [0, 1], [1, 2])))
     assert coloring.iterations is None

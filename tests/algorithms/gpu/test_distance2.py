@@ -259,7 +259,8 @@ def test_registered_for_the_pattern_problems(name):
         assert spec.block_size_matters and spec.block_size_step == registry.WARP
         assert spec.default_block_size == distance2.BLOCK
         assert spec.deterministic == (name == "jp-d2")
-        assert [p.name for p in spec.params] == (["order", "sync"] if name == "jp-d2" else ["sync"])
+        own = ["order", "sync"] if name == "jp-d2" else ["sync"]
+        assert [p.name for p in spec.params] == [*own, "reduce"]  # reduce=none|ig, no balance
         assert spec.iterations_meaning.startswith("rounds")
     with pytest.raises(SpecError, match="block size"):
         spec.check_block_size(48)

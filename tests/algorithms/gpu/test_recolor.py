@@ -88,3 +88,60 @@ def test_one_blocking_read_a_pass(on_gpu):
         _, passes = recolor_on_device(prepared.handle, colors)
     # the start's smallest and largest color, its class sizes, then one read a pass
     assert watch.syncs == 2 + passes.passes
+
+
+def _pattern_passes(pattern, seed: int):
+    """(host passes, device passes) from the serial greedy's coloring in a random order."""
+    from gcbench.algorithms.cpu.greedy_d2 import greedy_d2_colors
+
+    start = greedy_d2_colors(pattern, "random")
+    host, expected = recolor.recolor_colors(pattern, start)
+    cp = runtime.cupy()
+    device, passes = recolor_on_device(runtime.pattern_to_device(pattern), cp.asarray(start))
+    return (host, expected), (cp.asnumpy(device), passes)
+
+
+def test_pattern_columns_equal_host_passes(family_graph):
+    from gcbench.graphs.pattern import adjacency, closed_neighbourhoods
+
+    for pattern in (closed_neighbourhoods(family_graph), adjacency(family_graph)):
+        (host, expected), (device, passes) = _pattern_passes(pattern, 5)
+        assert passes == expected, pattern.name
+        assert np.array_equal(device, host), pattern.name
+
+
+def test_pattern_rectangular_and_several_windows(monkeypatch):
+    # 32-color windows: the square of a 100-clique needs 100 colors (four windows); a row of
+    # 200 of the 1,500 columns among sparse ones
+    from gcbench.algorithms.gpu import recolor as device_recolor
+    from gcbench.graphs import generators
+    from gcbench.graphs.pattern import closed_neighbourhoods, from_entries
+
+    monkeypatch.setattr(device_recolor, "WINDOW", 32)
+    rng = np.random.default_rng(3)
+    rows = np.concatenate([np.zeros(200, dtype=np.int64), rng.integers(1, 2000, 8000)])
+    cols = np.concatenate([rng.choice(1500, 200, replace=False), rng.integers(0, 1500, 8000)])
+    clique = generators.get_family("complete").generate({"n": 100})
+    for pattern in (from_entries(2000, 1500, rows, cols, name="hub-row"),
+                    from_entries(2000, 1500, rows, cols, name="hub-row").transposed(),
+                    closed_neighbourhoods(clique)):  # fmt: skip
+        (host, expected), (device, passes) = _pattern_passes(pattern, 6)
+        assert passes == expected and np.array_equal(device, host), pattern.name
+
+
+@pytest.mark.parametrize("name", ["vb-bit", "nb-bit", "jp-d2"])
+def test_distance2_reduce_ig_through_the_runner(name):
+    from gcbench import color
+
+    plain = color("gen:rgg?scale=12", name, problem="d2")
+    reduced = color("gen:rgg?scale=12", name, problem="d2", reduce="ig")
+    assert reduced.validation.valid and reduced.validation.recovered
+    trace = reduced.trace
+    assert trace["colors_after"] == [reduced.validation.colors]
+    assert trace["colors_after"][0] <= trace["colors_before"][0]
+    if name == "jp-d2":  # deterministic: the same start, and the host passes' colors
+        from gcbench.graphs.sources import load_instance
+
+        assert trace["colors_before"] == [plain.validation.colors]
+        pattern = load_instance("gen:rgg?scale=12", "d2")
+        assert np.array_equal(reduced.colors, recolor.recolor_colors(pattern, plain.colors)[0])
