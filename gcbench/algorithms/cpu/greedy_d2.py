@@ -90,15 +90,10 @@ def _color_columns(indptr, indices, col_ptr, col_rows, visit, colors, low, high,
     distance-2 neighbour. c then sets its bit in each of its rows.
 
     A color past the masks (only when ``high`` has fewer blocks than ``bound`` needs) is
-    found by the stamping scan: from the first such column on, every row keeps a log of the
-    colors its colored columns hold (built once from ``colors``, then appended to), the
-    colors in c's rows' logs are stamped with c in ``forbidden`` (never cleared), and c takes
-    the smallest unstamped color from the masks' top up."""
+    found by the stamping scan (:func:`_stamped`). The loop here is the common case alone
+    (a color below 64); the rest is in functions of their own, so it stays tight."""
     full = np.uint64(0xFFFFFFFFFFFFFFFF)
-    one = np.uint64(1)
-    n_rows = low.shape[0]
     top = 64 + 512 * blocks  # the colors below it are in the masks
-    acc = np.zeros(8, dtype=np.uint64)
     log = np.empty(0, dtype=np.int32)
     fill = np.empty(0, dtype=np.int64)
     forbidden = np.empty(0, dtype=np.int32)
@@ -110,60 +105,80 @@ def _color_columns(indptr, indices, col_ptr, col_rows, visit, colors, low, high,
         word = np.uint64(0)
         for e in range(first, last):
             word |= low[col_rows[e]]
-        color = -1
         if word != full:
             color = _lowest_free(word)
-        else:
-            for b in range(blocks):
-                acc[:] = 0
-                base = b * n_rows
-                for e in range(first, last):
-                    at = (base + col_rows[e]) * 8
-                    for j in range(8):
-                        acc[j] |= high[at + j]
-                for j in range(8):
-                    if acc[j] != full:
-                        color = 64 + 512 * b + 64 * j + _lowest_free(acc[j])
-                        break
-                if color >= 0:
-                    break
-        if color < 0:
-            if not logging:
-                log = np.empty(indices.shape[0], dtype=np.int32)
-                fill = np.zeros(n_rows, dtype=np.int64)
-                forbidden = np.full(bound + 1, -1, dtype=np.int32)
-                for r in range(n_rows):
-                    k = indptr[r]
-                    for e in range(indptr[r], indptr[r + 1]):
-                        held = colors[indices[e]]
-                        if held >= 0:
-                            log[k] = held
-                            k += 1
-                    fill[r] = k - indptr[r]
-                logging = True
-            for e in range(first, last):
-                r = col_rows[e]
-                for k in range(indptr[r], indptr[r] + fill[r]):
-                    forbidden[log[k]] = c
-            color = top
-            while forbidden[color] == c:
-                color += 1
-        colors[c] = color
-        if color < 64:
-            bit = one << np.uint64(color)
+            bit = np.uint64(1) << np.uint64(color)
             for e in range(first, last):
                 low[col_rows[e]] |= bit
-        elif color < top:
-            g = color - 64
-            bit = one << np.uint64(g & 63)
-            offset = (g >> 9) * n_rows * 8 + ((g >> 6) & 7)
-            for e in range(first, last):
-                high[offset + col_rows[e] * 8] |= bit
+        else:
+            color = _in_blocks(col_rows, first, last, high, blocks, low.shape[0])
+            if color < 0:
+                if not logging:
+                    log, fill = _logs(indptr, indices, colors)
+                    forbidden = np.full(bound + 1, -1, dtype=np.int32)
+                    logging = True
+                color = _stamped(indptr, col_rows, first, last, c, log, fill, forbidden, top)
+        colors[c] = color
         if logging:
             for e in range(first, last):
                 r = col_rows[e]
                 log[indptr[r] + fill[r]] = color
                 fill[r] += 1
+
+
+@numba.njit(cache=True)
+def _in_blocks(col_rows, first, last, high, blocks, n_rows):  # type: ignore[no-untyped-def]
+    """The smallest color of the high blocks free in the rows ``col_rows[first:last]``, set
+    in them; −1 when every block is full there."""
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    acc = np.zeros(8, dtype=np.uint64)
+    for b in range(blocks):
+        acc[:] = 0
+        base = b * n_rows
+        for e in range(first, last):
+            at = (base + col_rows[e]) * 8
+            for j in range(8):
+                acc[j] |= high[at + j]
+        for j in range(8):
+            if acc[j] != full:
+                free = _lowest_free(acc[j])
+                bit = np.uint64(1) << np.uint64(free)
+                for e in range(first, last):
+                    high[(base + col_rows[e]) * 8 + j] |= bit
+                return 64 + 512 * b + 64 * j + free
+    return -1
+
+
+@numba.njit(cache=True)
+def _logs(indptr, indices, colors):  # type: ignore[no-untyped-def]
+    """Each row's log of the colors its colored columns hold, in its own CSR slots
+    (``indptr[r]`` on, ``fill[r]`` of them): what the stamping scan reads."""
+    log = np.empty(indices.shape[0], dtype=np.int32)
+    fill = np.zeros(indptr.shape[0] - 1, dtype=np.int64)
+    for r in range(indptr.shape[0] - 1):
+        k = indptr[r]
+        for e in range(indptr[r], indptr[r + 1]):
+            held = colors[indices[e]]
+            if held >= 0:
+                log[k] = held
+                k += 1
+        fill[r] = k - indptr[r]
+    return log, fill
+
+
+@numba.njit(cache=True)
+def _stamped(indptr, col_rows, first, last, c, log, fill, forbidden, top):  # type: ignore[no-untyped-def]
+    """The smallest color from ``top`` up that no row ``col_rows[first:last]`` holds: the
+    colors in those rows' logs stamped with c in ``forbidden`` (never cleared, as c is
+    stamped once), then the first unstamped."""
+    for e in range(first, last):
+        r = col_rows[e]
+        for k in range(indptr[r], indptr[r] + fill[r]):
+            forbidden[log[k]] = c
+    color = top
+    while forbidden[color] == c:
+        color += 1
+    return color
 
 
 def run(pattern: Pattern, *, order: str = "natural") -> Coloring:
