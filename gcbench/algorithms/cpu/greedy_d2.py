@@ -8,6 +8,12 @@ GreedyPartialDistance2Coloring). Its rows are the nets: a column's distance-2 ne
 reached through them, so the squared graph is never built, and ``d2`` is this on the pattern
 of A + I. ``order=natural`` is the coloring a parallel algorithm reproducing the serial one in
 that order must equal column for column. Serial, so ``iterations`` is None.
+
+The smallest color free around a column is found through its rows: each row keeps the colors
+its columns hold as bits (64 in one word, then blocks of 512), so a column ORs one word per row
+instead of reading the colors of every column of its rows, and only colors past what the masks
+hold go through the stamping scan (:func:`_color_columns`; docs/distance2.md, "The serial
+references"). The colors are those of the plain first fit, whichever path finds them.
 """
 
 from __future__ import annotations
@@ -19,6 +25,13 @@ from gcbench.algorithms.priority import PATTERN_ORDERS, pattern_order
 from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, empty_coloring, register
 from gcbench.graphs.pattern import Pattern
 
+# Colors 64 and up are kept in blocks of 512 (8 words, one 64-byte cache line a row) for as
+# many blocks as fit the larger of these budgets; only the blocks a coloring reaches are
+# written, so only their pages are ever touched (np.zeros maps zero pages lazily).
+HIGH_BLOCK = 512
+HIGH_BUDGET_BYTES = 64 << 20
+HIGH_BUDGET_PER_ENTRY = 8
+
 
 def greedy_d2_colors(pattern: Pattern, order: str = "natural") -> np.ndarray:
     """First-fit colors (int32) of ``pattern``'s columns visited in ``order``
@@ -26,9 +39,11 @@ def greedy_d2_colors(pattern: Pattern, order: str = "natural") -> np.ndarray:
     colors = empty_coloring(pattern.n_cols)
     col_ptr, col_rows = pattern.columns
     # A column has at most max_col · (max_row − 1) distance-2 neighbours, and never more than
-    # n_cols − 1, so first fit picks at most that color: the marker array's last index.
+    # n_cols − 1, so first fit picks at most that color.
     bound = min(pattern.max_col * max(pattern.max_row - 1, 0), max(pattern.n_cols - 1, 0))
-    forbidden = np.full(bound + 1, -1, dtype=np.int32)
+    low = np.zeros(pattern.n_rows, dtype=np.uint64)
+    blocks = high_blocks(pattern.n_rows, pattern.nnz, bound)
+    high = np.zeros(blocks * pattern.n_rows * 8, dtype=np.uint64)
     _color_columns(
         pattern.indptr,
         pattern.indices,
@@ -36,29 +51,134 @@ def greedy_d2_colors(pattern: Pattern, order: str = "natural") -> np.ndarray:
         col_rows,
         pattern_order(pattern, order),
         colors,
-        forbidden,
+        low,
+        high,
+        blocks,
+        bound,
     )
     return colors
 
 
+def high_blocks(n_rows: int, nnz: int, bound: int) -> int:
+    """The blocks of 512 colors above the first 64 that the row masks keep: enough for
+    ``bound``, the largest color first fit can pick, within the budget."""
+    needed = max(0, -(-(bound + 1 - 64) // HIGH_BLOCK))
+    budget = max(HIGH_BUDGET_BYTES, HIGH_BUDGET_PER_ENTRY * nnz)
+    return min(needed, budget // max(64 * n_rows, 1))
+
+
+@numba.njit(cache=True, inline="always")
+def _lowest_free(word):  # type: ignore[no-untyped-def]
+    """The lowest clear bit of ``word`` (not all ones)."""
+    free = ~word
+    k = 0
+    while (free >> np.uint64(k)) & np.uint64(1) == 0:
+        k += 1
+    return k
+
+
 @numba.njit(cache=True)
-def _color_columns(indptr, indices, col_ptr, col_rows, visit, colors, forbidden):  # type: ignore[no-untyped-def]
-    """Serial first fit over ``visit``: the colors of every column sharing a row with column
-    c are stamped with c in ``forbidden`` (so it is never cleared: O(Σ over c's rows of their
-    counts) per column), then c takes the smallest color not stamped. c itself is still
-    uncolored while its rows are scanned, so it forbids nothing."""
+def _color_columns(indptr, indices, col_ptr, col_rows, visit, colors, low, high, blocks, bound):  # type: ignore[no-untyped-def]
+    """Serial first fit over ``visit``, through the rows' masks of the colors they hold.
+
+    Column c must take the smallest color that no colored column sharing a row with it
+    holds: the smallest color outside the union of its rows' color sets. Each row r keeps
+    that set as bits: ``low[r]`` the colors 0-63, and the block b of ``high`` (a row's 8
+    words at ``(b · n_rows + r) · 8``) the colors 64 + 512·b + 0..511. So c ORs its rows'
+    words, window by window, and the first window not full holds its color: O(c's rows) per
+    window instead of O(Σ over c's rows of their lengths), the same color as scanning every
+    distance-2 neighbour. c then sets its bit in each of its rows.
+
+    A color past the masks (only when ``high`` has fewer blocks than ``bound`` needs) is
+    found by the stamping scan (:func:`_stamped`). The loop here is the common case alone
+    (a color below 64); the rest is in functions of their own, so it stays tight."""
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    top = 64 + 512 * blocks  # the colors below it are in the masks
+    log = np.empty(0, dtype=np.int32)
+    fill = np.empty(0, dtype=np.int64)
+    forbidden = np.empty(0, dtype=np.int32)
+    logging = False
     for i in range(visit.shape[0]):
         c = visit[i]
-        for e in range(col_ptr[c], col_ptr[c + 1]):
-            r = col_rows[e]
-            for k in range(indptr[r], indptr[r + 1]):
-                color = colors[indices[k]]
-                if color >= 0:
-                    forbidden[color] = c
-        color = 0
-        while forbidden[color] == c:
-            color += 1
+        first = col_ptr[c]
+        last = col_ptr[c + 1]
+        word = np.uint64(0)
+        for e in range(first, last):
+            word |= low[col_rows[e]]
+        if word != full:
+            color = _lowest_free(word)
+            bit = np.uint64(1) << np.uint64(color)
+            for e in range(first, last):
+                low[col_rows[e]] |= bit
+        else:
+            color = _in_blocks(col_rows, first, last, high, blocks, low.shape[0])
+            if color < 0:
+                if not logging:
+                    log, fill = _logs(indptr, indices, colors)
+                    forbidden = np.full(bound + 1, -1, dtype=np.int32)
+                    logging = True
+                color = _stamped(indptr, col_rows, first, last, c, log, fill, forbidden, top)
         colors[c] = color
+        if logging:
+            for e in range(first, last):
+                r = col_rows[e]
+                log[indptr[r] + fill[r]] = color
+                fill[r] += 1
+
+
+@numba.njit(cache=True)
+def _in_blocks(col_rows, first, last, high, blocks, n_rows):  # type: ignore[no-untyped-def]
+    """The smallest color of the high blocks free in the rows ``col_rows[first:last]``, set
+    in them; −1 when every block is full there."""
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    acc = np.zeros(8, dtype=np.uint64)
+    for b in range(blocks):
+        acc[:] = 0
+        base = b * n_rows
+        for e in range(first, last):
+            at = (base + col_rows[e]) * 8
+            for j in range(8):
+                acc[j] |= high[at + j]
+        for j in range(8):
+            if acc[j] != full:
+                free = _lowest_free(acc[j])
+                bit = np.uint64(1) << np.uint64(free)
+                for e in range(first, last):
+                    high[(base + col_rows[e]) * 8 + j] |= bit
+                return 64 + 512 * b + 64 * j + free
+    return -1
+
+
+@numba.njit(cache=True)
+def _logs(indptr, indices, colors):  # type: ignore[no-untyped-def]
+    """Each row's log of the colors its colored columns hold, in its own CSR slots
+    (``indptr[r]`` on, ``fill[r]`` of them): what the stamping scan reads."""
+    log = np.empty(indices.shape[0], dtype=np.int32)
+    fill = np.zeros(indptr.shape[0] - 1, dtype=np.int64)
+    for r in range(indptr.shape[0] - 1):
+        k = indptr[r]
+        for e in range(indptr[r], indptr[r + 1]):
+            held = colors[indices[e]]
+            if held >= 0:
+                log[k] = held
+                k += 1
+        fill[r] = k - indptr[r]
+    return log, fill
+
+
+@numba.njit(cache=True)
+def _stamped(indptr, col_rows, first, last, c, log, fill, forbidden, top):  # type: ignore[no-untyped-def]
+    """The smallest color from ``top`` up that no row ``col_rows[first:last]`` holds: the
+    colors in those rows' logs stamped with c in ``forbidden`` (never cleared, as c is
+    stamped once), then the first unstamped."""
+    for e in range(first, last):
+        r = col_rows[e]
+        for k in range(indptr[r], indptr[r] + fill[r]):
+            forbidden[log[k]] = c
+    color = top
+    while forbidden[color] == c:
+        color += 1
+    return color
 
 
 def run(pattern: Pattern, *, order: str = "natural") -> Coloring:

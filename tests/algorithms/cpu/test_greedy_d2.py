@@ -119,6 +119,41 @@ def test_one_full_row_takes_every_color() -> None:
         assert sorted(greedy_d2_colors(pattern, order).tolist()) == list(range(n))
 
 
+def _hub_pattern(seed: int) -> Pattern:
+    """A row of 700 columns among 900, and 3,000 random entries in 60 other rows: colors
+    past the low word (64) and past the first block of the high masks (64 + 512)."""
+    rng = np.random.default_rng(seed)
+    hub = rng.choice(900, 700, replace=False)
+    rows = np.concatenate([np.zeros(700, dtype=np.int64), rng.integers(1, 61, 3000)])
+    cols = np.concatenate([hub, rng.integers(0, 900, 3000)])
+    return from_entries(61, 900, rows, cols, name=f"hub{seed}")
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("order", PATTERN_ORDERS)
+def test_colors_past_the_masks_are_first_fit(monkeypatch, seed: int, order: str) -> None:  # type: ignore[no-untyped-def]
+    """Whatever the row masks hold (no high block: every color from 64 on through the
+    stamping scan of the rows' logs; one block: from 576 on; all the blocks needed), the
+    colors are the plain first fit's."""
+    pattern = _hub_pattern(seed)
+    expected = _reference(pattern, pattern_order(pattern, order).tolist())
+    assert max(expected) >= 699  # the row of 700 takes 700 colors
+    real = greedy_d2.high_blocks
+    for cap in (0, 1, None):
+        capped = real if cap is None else lambda *a, cap=cap: min(real(*a), cap)
+        monkeypatch.setattr(greedy_d2, "high_blocks", capped)
+        assert greedy_d2_colors(pattern, order).tolist() == expected, cap
+
+
+def test_high_blocks_within_the_budget() -> None:
+    blocks = greedy_d2.high_blocks
+    assert [blocks(10, 100, bound) for bound in (0, 63, 64, 575, 576)] == [0, 0, 1, 1, 2]
+    rows = 1 << 20  # a block of 512 colors is 64 MiB: the budget holds one
+    assert blocks(rows, rows, 10**6) == 1
+    assert blocks(rows, 16 * rows, 10**6) == 2  # 8 bytes a nonzero: 128 MiB
+    assert blocks(0, 0, 0) == 0
+
+
 def test_degenerate_patterns() -> None:
     assert greedy_d2_colors(from_entries(0, 0, [], [])).size == 0
     assert greedy_d2_colors(from_entries(0, 3, [], [])).tolist() == [0, 0, 0]
