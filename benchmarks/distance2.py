@@ -54,11 +54,14 @@ PARTS = {
 SAME_ORDER = {"vb-bit": "natural", "nb-bit": "natural"}
 
 
-def run_part(part: str, out: Path) -> list[Path]:
-    """``gcbench run`` of the part's suite in :data:`RUNS`; the CSVs written."""
+def run_part(part: str, out: Path, skip: list[str]) -> list[Path]:
+    """``gcbench run`` of the part's suite in :data:`RUNS` but those named in ``skip``; the
+    CSVs written."""
     suite, reps, timeouts = PARTS[part]
     written = []
     for name, graphs, problems, which in RUNS:
+        if name in skip:
+            continue
         path = out / f"{suite}-{name}.csv"
         command = [sys.executable, "-m", "gcbench", "run", "--suite", suite, "--problem",
                    problems, "--reps", str(reps[which]), "--timeout", str(timeouts[which]),
@@ -69,16 +72,26 @@ def run_part(part: str, out: Path) -> list[Path]:
     return written
 
 
+def params_of(row: pd.Series) -> dict[str, str]:
+    return dict(p.split("=", 1) for p in str(row["params"]).split(";") if "=" in p)
+
+
 def order_of(row: pd.Series) -> str:
-    params = dict(p.split("=", 1) for p in str(row["params"]).split(";") if "=" in p)
-    return params.get("order", SAME_ORDER.get(row["algorithm"], ""))
+    return params_of(row).get("order", SAME_ORDER.get(row["algorithm"], ""))
+
+
+def label_of(row: pd.Series) -> str:
+    """The algorithm, its order in brackets, `+ ig` after iterated greedy (reduce=ig)."""
+    order = f" ({row['order']})" if row["order"] else ""
+    reduced = " + ig" if params_of(row).get("reduce", "none") != "none" else ""
+    return f"{row['algorithm']}{order}{reduced}"
 
 
 def tables(paths: list[Path]) -> list[str]:
     """The markdown tables and the targets' lines of the result files ``paths``."""
     rows = pd.concat([pd.read_csv(p) for p in paths if p.is_file()], ignore_index=True)
     rows["order"] = rows.apply(order_of, axis=1)
-    rows["label"] = rows["algorithm"] + rows["order"].map(lambda o: f" ({o})" if o else "")
+    rows["label"] = rows.apply(label_of, axis=1)
     lines, notes = [], []
     devices = sorted({str(d) for d in rows["device_name"].dropna().unique()})
     lines.append(f"GPU: {', '.join(devices) or 'none'}; serial rows on one CPU thread")
@@ -134,11 +147,18 @@ def main() -> None:
     parser.add_argument("--serial", action="store_true", help="run distance2-serial.toml")
     parser.add_argument("--out", type=Path, default=Path("results"), help="where CSVs go")
     parser.add_argument("--table", nargs="*", type=Path, default=[], help="more result CSVs")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=[r[0] for r in RUNS],
+        help="leave out these graphs (repeatable): kron 18 alone takes minutes",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("PYTHONPATH", str(Path(__file__).resolve().parents[1]))
     written = [p for part in ("serial", "gpu") if getattr(args, part)
-               for p in run_part(part, args.out)]  # fmt: skip
+               for p in run_part(part, args.out, args.skip)]  # fmt: skip
     print("\n".join(tables([*args.table, *written])))
 
 
