@@ -70,15 +70,17 @@ def class_order(sizes: np.ndarray, pass_index: int) -> np.ndarray:
     return np.argsort(mixed, kind="stable")
 
 
-def recolor_passes(steps: RecolorSteps) -> Passes | None:
+def recolor_passes(steps: RecolorSteps, floor: int = 1) -> Passes | None:
     """Iterated greedy passes until :data:`PATIENCE` passes in a row bring no fewer colors
-    (at most :data:`MAX_PASSES`); None when the coloring is incomplete (left as it is)."""
+    (at most :data:`MAX_PASSES`), or the colors reach ``floor``, a lower bound no coloring
+    goes under (none runs on a coloring already there); None when the coloring is incomplete
+    (left as it is)."""
     sizes = steps.sizes()
     if sizes is None:
         return None
     before = best = int(np.count_nonzero(sizes))
     passes = stale = 0
-    while passes < MAX_PASSES and stale < PATIENCE and best > 1:
+    while passes < MAX_PASSES and stale < PATIENCE and best > max(floor, 1):
         sizes = steps.recolor(class_order(sizes, passes))
         colors = int(np.count_nonzero(sizes))
         sizes = sizes[:colors]  # a pass's colors are 0..colors-1: first fit leaves no gap
@@ -93,8 +95,16 @@ def recolor_colors(graph: Graph | Pattern, colors: np.ndarray) -> tuple[np.ndarr
     a pattern's columns, whose neighbours are the other columns of their rows (the distance-2
     problems, docs/distance2.md: a class's columns share no row, so the same argument holds)."""
     steps = _HostSteps(graph, np.array(colors, dtype=np.int32, copy=True))
-    passes = recolor_passes(steps)
+    passes = recolor_passes(steps, lower_bound(graph))
     return steps.colors, passes
+
+
+def lower_bound(graph: Graph | Pattern) -> int:
+    """A floor known without work: a pattern's largest row (its columns all differ, docs/
+    distance2.md), two for a graph with an edge."""
+    if isinstance(graph, Pattern):
+        return graph.max_row
+    return 2 if graph.nnz else 1
 
 
 class _HostSteps:

@@ -72,7 +72,7 @@ class Pattern:
         """Nonzeros of each column (int64)."""
         return np.diff(self.columns[0]).astype(np.int64)
 
-    @property
+    @cached_property
     def max_row(self) -> int:
         """The largest row count: a lower bound on the colors of every valid coloring, whose
         columns in that row all differ (Δ + 1 for the pattern of A + I)."""

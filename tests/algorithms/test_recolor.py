@@ -178,3 +178,14 @@ def test_distance2_reduce_ig_on_the_cpu():
     assert reduced.validation.colors <= plain.validation.colors
     assert reduced.trace["colors_before"] == [plain.validation.colors]
     assert reduced.trace["reduce_rounds"][0] >= recolor.PATIENCE
+
+
+def test_a_coloring_at_its_floor_runs_no_pass():
+    # a pattern colored with as many colors as its largest row: nothing to gain
+    pattern = from_entries(2, 3, np.array([0, 0, 1]), np.array([0, 1, 2]), name="two rows")
+    recolored, passes = recolor.recolor_colors(pattern, np.array([0, 1, 0], dtype=np.int32))
+    assert passes == recolor.Passes(2, 2, 0) and recolored.tolist() == [0, 1, 0]
+    # a graph with an edge never goes under two colors
+    graph = from_edges(3, np.array([0, 1]), np.array([1, 2]), name="path", source="path")
+    _, passes = recolor.recolor_colors(graph, np.array([0, 1, 0], dtype=np.int32))
+    assert passes.passes == 0

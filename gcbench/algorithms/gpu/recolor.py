@@ -38,7 +38,7 @@ def recolor_on_device(
     runtime.require_device(2 * 4 * dgraph.n, "reduce=ig")  # a pass's order and new colors
     kind = _PatternSteps if isinstance(dgraph, runtime.DevicePattern) else _GraphSteps
     steps = kind(dgraph, colors)
-    passes = recolor.recolor_passes(steps)
+    passes = recolor.recolor_passes(steps, recolor.lower_bound(dgraph.host))
     return steps.colors, passes
 
 
