@@ -7,7 +7,8 @@ the class ranges come from the sizes the host already has, a class's vertices of
 :data:`HEAVY` neighbours at the end of its range), launches ``ig_class`` (a thread or a warp a
 vertex) and, on a graph with such vertices, ``ig_heavy`` (a block a vertex) for each non-empty
 class in turn, and learns the new class sizes with one blocking read: the sizes decide the
-next pass's order and its launches' grids.
+next pass's order and its launches' grids. A pattern's columns (the distance-2 problems) are
+placed the same way, none heavy, and colored a warp each by ``ig_pattern_class``.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ BLOCK = 256
 # A vertex of at least HEAVY neighbours is colored by a block with a bitmap of up to WINDOW
 # colors in shared memory (WINDOW / 8 bytes); below, a thread or a warp rescans its neighbours
 # for every 32 colors it passes, a chain of dependent reads that sets a class's time when a few
-# such vertices are all it holds (kron 18 after ecl-gc, 121 classes: 18 ms a pass with warps
-# alone, 9 ms with blocks from 1,024 neighbours; docs/decisions.md, "Iterated greedy"). Kernel
-# arguments, so that a test can make a small graph exercise both.
+# such vertices are all it holds (kron 18 after ecl-gc, 121 classes, 7 passes: 131 ms with
+# warps alone, 64 ms with blocks from 1,024 neighbours, 27 ms from 64; docs/decisions.md,
+# "Iterated greedy"). Kernel arguments, so that a test can make a small graph exercise both.
 HEAVY = 64
 WINDOW = 8192
 
