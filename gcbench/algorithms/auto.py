@@ -13,7 +13,9 @@ among GPU algorithms, on the CPU (``--device cpu``, or no usable GPU) among CPU 
 features and the choice are made when the call is bound, before the timer starts (on the GPU
 they are known from the upload); its time is the chosen configuration's timed call. Its row
 records the choice in ``params`` as
-``choice=NAME;choice.K=V;...`` beside its own ``objective`` and ``reduce``.
+``choice=NAME;choice.K=V;...`` beside its own ``objective`` and ``reduce``. On the GPU,
+``objective=fewest`` first checks whether the graph is bipartite, inside the timed call, and
+if it is colors it with two colors (``choice=two-colors``); the pick runs only otherwise.
 """
 
 from __future__ import annotations
@@ -164,8 +166,14 @@ def _binder(backend: str):  # type: ignore[no-untyped-def]
         spec, params = _chosen(pick, backend, reduce)
         chosen = bind_chosen(spec, handle, pick.block_size, dict(params))
         record = recorded(objective, reduce, pick, params)
+        two = _two_colors(backend, objective)
 
         def call() -> Coloring:
+            if two is not None:
+                colors = two(handle)
+                if colors is not None:
+                    return Coloring(colors, None, params={"objective": objective,
+                                    "reduce": reduce, CHOICE: TWO_COLORS})  # fmt: skip
             coloring = chosen()
             coloring.params = dict(record)
             return coloring
@@ -173,6 +181,20 @@ def _binder(backend: str):  # type: ignore[no-untyped-def]
         return call
 
     return bind
+
+
+TWO_COLORS = "two-colors"  # the choice an auto row records when the bipartite check colored it
+
+
+def _two_colors(backend: str, objective: str) -> Callable[[Any], Any] | None:
+    """On the GPU with ``objective=fewest``, the bipartite check that runs before the pick
+    (:func:`gcbench.algorithms.gpu.bipartite.two_colors`: its device colors, or None when the
+    graph is not bipartite); else None. docs/auto.md, "Two colors first"."""
+    if backend != "gpu" or objective != "fewest":
+        return None
+    from gcbench.algorithms.gpu.bipartite import two_colors
+
+    return two_colors
 
 
 def _runner(backend: str):  # type: ignore[no-untyped-def]
@@ -196,6 +218,12 @@ def _setup(backend: str):  # type: ignore[no-untyped-def]
             for pick in picks.values():
                 spec, params = _chosen(pick, backend, "auto")
                 prime(spec, pick.block_size, dict(params))
+        if backend == "gpu":  # compile the bipartite check's kernels (objective=fewest)
+            from gcbench.algorithms.gpu.bipartite import KERNELS
+            from gcbench.algorithms.gpu.runtime import kernel
+
+            for name in KERNELS:
+                kernel("bipartite", name)
         f = features(handle, backend)
         for objective in OBJECTIVES:
             spec = get(choose(f, objective, backend).algorithm, backend)
