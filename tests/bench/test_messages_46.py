@@ -12,8 +12,9 @@ import pytest
 
 from gcbench.algorithms.availability import Unusable, skip_notes, skip_reasons
 
-# Eight graphs: the recorded command is longer than the 160 characters it was once cut at.
-GRAPHS = ",".join(f"gen:rgg?scale=5&seed={seed}" for seed in range(8))
+# Two graphs with 19-digit seeds: the recorded command is longer than the 160 characters it
+# was once cut at, with two worker start-ups rather than eight (each case starts a worker).
+GRAPHS = ",".join(f"gen:rgg?scale=5&seed={seed}" for seed in (9 * 10**18, 9 * 10**18 + 1))
 ARGS = ["--device", "cpu", "--graph", GRAPHS, "--algo", "greedy", "--reps", "2",
         "--warmup", "0", "--quiet"]  # fmt: skip
 
@@ -29,6 +30,7 @@ def finished(tmp_path_factory):
     assert done.returncode == 0, done.stderr
     command = shlex.join(["gcbench", "run", *ARGS, "--out", str(out)])
     assert len(command) > 160
+    assert len(command) - len(str(out)) > 160  # whatever the temporary directory's length
     return out, command
 
 
