@@ -28,6 +28,17 @@ from gcbench.algorithms.sampling import Sampling
 from gcbench.algorithms.validation import Validation
 from gcbench.errors import GcbenchError
 from gcbench.grammar import parse_param_string
+from gcbench.stats import median_ci
+
+# The issue-31 command's five graphs (docs/statistics.md), which the round-trip and recoloring
+# benchmarks start from.
+ISSUE_31_GRAPHS = (
+    "gen:rgg?scale=20",
+    "gen:kron?scale=18",
+    "gen:delaunay?scale=20",
+    "gen:grid2d?side=2048",
+    "gen:rmat?scale=18",
+)
 
 # The seeds' benchmark graphs as generated stand-ins (issues 4 and 5; issue 6 takes a subset).
 LARGE_GRAPHS = (
@@ -183,3 +194,29 @@ def conditions_line(rows: list[dict]) -> str:
             pick = [values[int(q * (len(values) - 1))] for q in (0.5, 0.05, 0.95)]
             parts.append(f"{pick[0]:.3g} [{pick[1]:.3g}, {pick[2]:.3g}] {unit}")
     return ", ".join(parts) or "not recorded"
+
+
+def cell(values: list[float], digits: str = ".3f") -> str:
+    """The median of ``values`` with its 95 % interval (order statistics) where there is one."""
+    ci = median_ci(values)
+    mid = statistics.median(values)
+    return f"{mid:{digits}} [{ci[0]:{digits}}, {ci[1]:{digits}}]" if ci else f"{mid:{digits}}"
+
+
+def gpu_banner() -> str:
+    """The line a GPU benchmark's output starts with: the device, its stack and the date."""
+    from gcbench.algorithms.gpu import runtime
+
+    facts = runtime.device_facts()
+    return (f"{facts.name}, driver {facts.driver_version}, CUDA {facts.cuda_runtime}, "
+            f"CuPy {facts.cupy_version}, {time.strftime('%Y-%m-%d')}")  # fmt: skip
+
+
+def gpu_meter() -> Any:
+    """A Conditions meter of the GPU (SM clock, the host's round trip, load) for
+    :func:`interleaved`."""
+    from gcbench.algorithms import devices
+    from gcbench.bench.conditions import Conditions
+
+    gpu, trip = devices.get("gpu").monitors()
+    return Conditions("gpu", gpu, trip)

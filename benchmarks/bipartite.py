@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
-from _common import header, time_case
+from _common import cell, gpu_banner, header, time_case
 
 from gcbench.algorithms.execute import prepare
 from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.gpu.bipartite import two_colors
 from gcbench.graphs.sources import load_graph
-from gcbench.stats import median_ci
 
 # auto-eval-short's graphs (not bipartite but the grid) and small-χ families of issue 45
 GRAPHS = (
@@ -37,12 +35,6 @@ GRAPHS = (
     "gen:bipartite?a=1000&b=3000",
 )
 REPS = 9
-
-
-def cell(values: list[float]) -> str:
-    ci = median_ci(values)
-    mid = statistics.median(values)
-    return f"{mid:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else f"{mid:.3f}"
 
 
 def check_times(prepared) -> tuple[list[float], bool]:
@@ -60,9 +52,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graph", action="append", help="graph spec (repeatable)")
     args = parser.parse_args()
-    facts = runtime.device_facts()
-    print(f"{facts.name}, driver {facts.driver_version}, CUDA {facts.cuda_runtime}, "
-          f"CuPy {facts.cupy_version}, {time.strftime('%Y-%m-%d')}")  # fmt: skip
+    print(gpu_banner())
     print(header("| graph | bipartite | check ms [95 % CI] | ecl-gc + both ms [95 % CI] | "
                  "ecl-gc + both colors | check ÷ ecl-gc + both |"))  # fmt: skip
     for spec in args.graph or GRAPHS:

@@ -20,40 +20,34 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
-from _common import conditions_line, header, interleaved
+from _common import (
+    ISSUE_31_GRAPHS,
+    cell,
+    conditions_line,
+    gpu_banner,
+    gpu_meter,
+    header,
+    interleaved,
+)
 
 from gcbench import algorithms
-from gcbench.algorithms import devices
 from gcbench.algorithms.cpu.greedy_d2 import greedy_d2_colors
 from gcbench.algorithms.execute import prepare
-from gcbench.algorithms.gpu import runtime
-from gcbench.bench.conditions import Conditions
 from gcbench.errors import GcbenchError
 from gcbench.graphs.sources import load_instance
-from gcbench.stats import median_ci, ratio_ci
+from gcbench.stats import ratio_ci
 
 # The issue-31 command's five graphs, then classic-coloring stand-ins (queen13_13, myciel7,
 # a DSJC1000.5-like G(n, p)); DIMACS files can be added with --graph.
 GRAPHS = (
-    "gen:rgg?scale=20",
-    "gen:kron?scale=18",
-    "gen:delaunay?scale=20",
-    "gen:grid2d?side=2048",
-    "gen:rmat?scale=18",
+    *ISSUE_31_GRAPHS,
     "gen:queen?n=13",
     "gen:mycielski?k=8",
     "gen:er?n=1000&p=0.5&seed=0",
 )
 ALGORITHMS = {"d1": ("ecl-gc", "jpl", "vb"), "d2": ("vb-bit", "nb-bit", "jp-d2")}
 MODES = {"d1": ("none", "both", "ig"), "d2": ("none", "ig")}
-
-
-def cell(values: list[float]) -> str:
-    ci = median_ci(values)
-    mid = statistics.median(values)
-    return f"{mid:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else f"{mid:.3f}"
 
 
 def summary(graph: str, name: str, done: dict, serial: str) -> str:
@@ -77,11 +71,8 @@ def main() -> None:
     args = parser.parse_args()
     kind = "d1" if args.problem == "d1" else "d2"
     modes = MODES[kind]
-    facts = runtime.device_facts()
-    print(f"{facts.name}, driver {facts.driver_version}, CUDA {facts.cuda_runtime}, "
-          f"CuPy {facts.cupy_version}, {time.strftime('%Y-%m-%d')}")  # fmt: skip
-    gpu, trip = devices.get("gpu").monitors()
-    meter = Conditions("gpu", gpu, trip)
+    print(gpu_banner())
+    meter = gpu_meter()
     settings = " | ".join(f"{m}: colors | {m}: ms [95 % CI]" for m in modes)
     serial_column = "" if kind == "d1" else " serial natural: colors |"
     print(header(f"| graph | algorithm |{serial_column} {settings} | ig passes | "

@@ -17,27 +17,27 @@ from __future__ import annotations
 import argparse
 import csv
 import statistics
-import time
 
-from _common import conditions_line, header, interleaved
+from _common import (
+    ISSUE_31_GRAPHS,
+    cell,
+    conditions_line,
+    gpu_banner,
+    gpu_meter,
+    header,
+    interleaved,
+)
 
 from gcbench import algorithms
-from gcbench.algorithms import devices
 from gcbench.algorithms.execute import prepare
-from gcbench.algorithms.gpu import runtime
 from gcbench.algorithms.rounds import SYNCS
-from gcbench.bench.conditions import Conditions
 from gcbench.errors import GcbenchError
 from gcbench.graphs.sources import load_instance
-from gcbench.stats import median_ci, ratio_ci
+from gcbench.stats import ratio_ci
 
 # The issue-31 command's five graphs, then ten generated graphs of 10^3-10^5 vertices.
 GRAPHS = (
-    "gen:rgg?scale=20",
-    "gen:kron?scale=18",
-    "gen:delaunay?scale=20",
-    "gen:grid2d?side=2048",
-    "gen:rmat?scale=18",
+    *ISSUE_31_GRAPHS,
     "gen:rgg?scale=10",
     "gen:rgg?scale=16",
     "gen:delaunay?scale=12",
@@ -86,12 +86,6 @@ def measure(
     }
 
 
-def cell(values: list[float]) -> str:
-    ci = median_ci(values)
-    mid = statistics.median(values)
-    return f"{mid:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else f"{mid:.3f}"
-
-
 def summary(graph: str, name: str, rows: dict[str, list[dict]]) -> str:
     cells = [graph, name, str(rows[next(iter(rows))][-1]["iterations"])]
     for mine in rows.values():
@@ -117,11 +111,8 @@ def main() -> None:
     args = parser.parse_args()
     modes = args.sync or ["round", "device"]
     names = args.algo or round_based(args.problem)
-    facts = runtime.device_facts()
-    print(f"{facts.name}, driver {facts.driver_version}, CUDA {facts.cuda_runtime}, "
-          f"CuPy {facts.cupy_version}, {time.strftime('%Y-%m-%d')}")  # fmt: skip
-    gpu, trip = devices.get("gpu").monitors()
-    meter = Conditions("gpu", gpu, trip)
+    print(gpu_banner())
+    meter = gpu_meter()
     protocols = " | ".join(f"{s} ms [95 % CI] | {s} device ms | {s} syncs" for s in modes)
     ratio = " | round ÷ device [95 % CI]" if {"round", "device"} <= set(modes) else ""
     print(header(f"| graph | algorithm | rounds | {protocols}{ratio} |"))

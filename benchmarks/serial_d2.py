@@ -30,21 +30,20 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 
 import numpy as np
-from _common import header
+from _common import cell, header
 
 from gcbench.algorithms import get, peers
 from gcbench.algorithms.execute import prepare, prime, run_timed, setup
 from gcbench.algorithms.pattern_validation import recovers, validate_pattern
 from gcbench.graphs.pattern import Pattern
 from gcbench.graphs.sources import load_instance
-from gcbench.stats import median_ci, ratio_ci
+from gcbench.stats import ratio_ci
 
 # (spec, problem): 3-D 27-point stencils (the structural Jacobians of issue 44's measurement),
 # the distance2 suite's 7-point interior stencil (smaller), a random rectangular matrix of
@@ -78,12 +77,6 @@ def commit() -> str:
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return out.stdout.strip()
-
-
-def cell(values: list[float]) -> str:
-    ci = median_ci(values)
-    mid = statistics.median(values)
-    return f"{mid:.3g} [{ci[0]:.3g}, {ci[1]:.3g}]" if ci else f"{mid:.3g}"
 
 
 def timed_calls(pattern: Pattern, problem: str) -> tuple[dict[str, Callable[[], tuple]], float]:
@@ -142,10 +135,11 @@ def measure(spec: str, problem: str, reps: int) -> str:
     shown = "" if ratio is None else f"{ratio.ratio:.2f} [{ratio.low:.2f}, {ratio.high:.2f}]"
     size = f"{pattern.n_rows:,} × {pattern.n_cols:,}, {pattern.nnz:,}"
     colors = int(reference.max()) + 1 if reference.size else 0
+    greedy, peer, sparse = (cell(times[name], ".3g") for name in
+                            ("greedy", "scipy-group-columns", "group_sparse"))  # fmt: skip
     return (
-        f"| {spec} | {problem} | {size} | {colors} | {cell(times['greedy'])} "
-        f"| {cell(times['scipy-group-columns'])} ({setup_ms:.3g}) | {cell(times['group_sparse'])} "
-        f"| {shown} |"
+        f"| {spec} | {problem} | {size} | {colors} | {greedy} | {peer} ({setup_ms:.3g}) "
+        f"| {sparse} | {shown} |"
     )
 
 
