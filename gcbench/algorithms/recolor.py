@@ -155,10 +155,7 @@ def _pass(indptr, indices, order, k):  # type: ignore[no-untyped-def]
             c = fresh[indices[e]]
             if c >= 0:
                 mark[c] = v
-        c = 0
-        while mark[c] == v:
-            c += 1
-        fresh[v] = c
+        fresh[v] = _unmarked(mark, v)
     return fresh
 
 
@@ -175,8 +172,14 @@ def _pattern_pass(indptr, indices, col_ptr, col_rows, order, k):  # type: ignore
                 d = fresh[indices[f]]
                 if d >= 0:
                     mark[d] = c
-        d = 0
-        while mark[d] == c:
-            d += 1
-        fresh[c] = d
+        fresh[c] = _unmarked(mark, c)
     return fresh
+
+
+@numba.njit(cache=True, inline="always")
+def _unmarked(mark, item):  # type: ignore[no-untyped-def]
+    """The smallest color not stamped with ``item`` (a pass's first fit)."""
+    c = 0
+    while mark[c] == item:
+        c += 1
+    return c
