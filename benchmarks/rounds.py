@@ -1,15 +1,17 @@
 """Rounds without the host (issue 43): every round-based GPU algorithm under each host protocol
-(``sync=round``, the papers' read per round; ``batch``; ``device``, the default) side by side.
+(``sync=round``, the papers' read per round; ``batch``; ``device``; ``graph``, a CUDA graph's
+WHILE node, for the families that take it) side by side.
 
 Per graph and algorithm, the protocols' repetitions are interleaved (one of each in turn, after
 two warm-ups each), so drift in the machine's state falls on all of them alike; every coloring
 is validated, and each repetition records what it ran under (SM clock, the host's round trip,
 load). Prints, per case, the median ``time_ms`` with its 95 % interval, the median ``device_ms``
-and ``host_syncs``, the rounds, and the ratio of ``sync=round`` to ``sync=device`` with its
-interval; ``--csv`` keeps every repetition.
+and ``host_syncs``, the rounds, and the ratio of the first protocol's time to each other's with
+its interval (``round ÷ device`` by default); ``--csv`` keeps every repetition. Only the
+algorithms that take every protocol asked for are run.
 
     PYTHONPATH=. python3 benchmarks/rounds.py [--graph SPEC]... [--algo NAME]... [--reps N]
-        [--problem d1|d2|pd2|pd2-rows]
+        [--problem d1|d2|pd2|pd2-rows] [--sync round|batch|device|graph]...
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from _common import (
 
 from gcbench import algorithms
 from gcbench.algorithms.execute import prepare
-from gcbench.algorithms.rounds import SYNCS
+from gcbench.algorithms.rounds import GRAPH, SYNCS
 from gcbench.errors import GcbenchError
 from gcbench.graphs.sources import load_instance
 from gcbench.stats import ratio_ci
@@ -53,12 +55,12 @@ COLUMNS = ("graph", "algorithm", "sync", "rep", "time_ms", "device_ms", "host_sy
            "iterations", "colors", "sm_clock_mhz", "round_trip_us", "load_avg")  # fmt: skip
 
 
-def round_based(problem: str) -> list[str]:
-    """The GPU algorithms that take ``sync`` and solve ``problem``."""
+def round_based(problem: str, modes: list[str]) -> list[str]:
+    """The GPU algorithms that solve ``problem`` and take ``sync`` with each of ``modes``."""
     return sorted(
         spec.name
         for spec in algorithms.all_specs("gpu", problem)
-        if any(p.name == "sync" for p in spec.params)
+        if any(p.name == "sync" and set(modes) <= set(p.choices) for p in spec.params)
     )
 
 
@@ -93,9 +95,10 @@ def summary(graph: str, name: str, rows: dict[str, list[dict]]) -> str:
         device = statistics.median(r["device_ms"] for r in mine)
         syncs = statistics.median(r["host_syncs"] for r in mine)
         cells += [cell(times), f"{device:.3f}", f"{syncs:g}"]
-    if "round" in rows and "device" in rows:
-        ratio = ratio_ci([r["time_ms"] for r in rows["device"]],
-                         [r["time_ms"] for r in rows["round"]])  # fmt: skip
+    first, *others = rows
+    for other in others:
+        ratio = ratio_ci([r["time_ms"] for r in rows[other]],
+                         [r["time_ms"] for r in rows[first]])  # fmt: skip
         cells.append(f"{ratio.ratio:.2f} [{ratio.low:.2f}, {ratio.high:.2f}]" if ratio else "")
     return "| " + " | ".join(cells) + " |"
 
@@ -104,17 +107,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graph", action="append", help="graph spec (repeatable)")
     parser.add_argument("--algo", action="append", help="algorithm (repeatable)")
-    parser.add_argument("--sync", action="append", choices=SYNCS, help="protocol (repeatable)")
+    parser.add_argument(
+        "--sync", action="append", choices=(*SYNCS, GRAPH), help="protocol (repeatable)"
+    )
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--csv", help="write every repetition here")
     parser.add_argument("--problem", default="d1", help="d1, or a distance-2 problem")
     args = parser.parse_args()
     modes = args.sync or ["round", "device"]
-    names = args.algo or round_based(args.problem)
+    names = args.algo or round_based(args.problem, modes)
     print(gpu_banner())
     meter = gpu_meter()
     protocols = " | ".join(f"{s} ms [95 % CI] | {s} device ms | {s} syncs" for s in modes)
-    ratio = " | round ÷ device [95 % CI]" if {"round", "device"} <= set(modes) else ""
+    ratio = "".join(f" | {modes[0]} ÷ {other} [95 % CI]" for other in modes[1:])
     print(header(f"| graph | algorithm | rounds | {protocols}{ratio} |"))
     out = open(args.csv, "w", newline="") if args.csv else None  # noqa: SIM115
     writer = csv.DictWriter(out, COLUMNS, extrasaction="ignore") if out else None

@@ -46,12 +46,32 @@ __device__ __forceinline__ void gcb_count(int* __restrict__ counter, bool flag)
 __device__ __forceinline__ bool gcb_open(const int* __restrict__ before, int* __restrict__ mirror)
 {
     const int left = before[0];
-    if (gcb_tid() == 0) {
+    if (mirror != nullptr && gcb_tid() == 0) {
         for (int i = 1; i < GCB_SLOT_WIDTH; i++) mirror[i] = before[i];
         __threadfence_system();
         *(volatile int*)mirror = left;
     }
     return left != 0;
+}
+
+// Which pass a kernel runs. Under the host's protocols the host names it: `p` is the pass and
+// before/left/mirror its slots, `at` is null. Under sync=graph one captured round serves every
+// round of a CUDA graph's WHILE loop (kernels/rounds.cu moves the round on): `at` points at the
+// device's round counter, `p` is the pass within the round (of `passes`), `before` is the
+// slots' base, and the pass and its slots are found from the counter; no mirror is written.
+struct gcb_pass {
+    int p;
+    const int* before;
+    int* left;
+    int* mirror;
+};
+__device__ __forceinline__ gcb_pass gcb_locate(const int* at, int p, int passes,
+                                               const int* before, int* left, int* mirror)
+{
+    if (at == nullptr) return {p, before, left, mirror};
+    p += *at * passes;
+    const int* slot = before + (size_t)p * GCB_SLOT_WIDTH;
+    return {p, slot, const_cast<int*>(slot) + GCB_SLOT_WIDTH, nullptr};
 }
 
 // A keyed 32-bit hash, a bijection of x for every key (so distinct vertices never tie).

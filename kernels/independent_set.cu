@@ -58,6 +58,20 @@ struct Key {
 #endif
 };
 
+// What pass p colors with and how it keys its vertices, from p alone (so a pass captured once
+// serves every round under sync=graph): the max-set takes color p * base_step, the values are
+// read at an index shift of (shift * p) mod n, and the hash stream is p mod stream_mod.
+struct Pass {
+    int base;
+    unsigned int offset, stream;
+    __device__ Pass(int p, int n, int base_step, unsigned int shift, int stream_mod)
+        : base(p * base_step),
+          offset((unsigned int)(((unsigned long long)shift * (unsigned int)p) % (unsigned int)n)),
+          stream((unsigned int)(p % stream_mod))
+    {
+    }
+};
+
 // The set bits (GCB_MAX / GCB_MIN) that CSR entry e, a neighbour in play, rules out for v.
 // The value is read first: a neighbour that cannot change the answer costs no color load.
 __device__ __forceinline__ unsigned int ruled_out(const Key& key, int v, unsigned int kv, int e,
@@ -113,32 +127,34 @@ __device__ __forceinline__ unsigned int group_scan(const Key& key, int v, int be
 }
 
 // One thread per vertex for the vertices of degree < light_limit (all of them when the
-// launcher does not balance load). Adds the vertices left uncolored to *left, the pass's slot
-// (before, left, mirror: gcb_open in common.cuh).
+// launcher does not balance load). Adds the vertices left uncolored to the pass's slot (found
+// by gcb_locate, gated by gcb_open: common.cuh).
 extern "C" __global__ void is_thread(const int n, const int* __restrict__ indptr,
                                      const int* __restrict__ indices, int* colors,
                                      const unsigned int* __restrict__ vals,
-                                     const unsigned int offset, const unsigned int seed,
-                                     const unsigned int stream, const int base,
+                                     const unsigned int seed, const int base_step,
+                                     const unsigned int shift, const int stream_mod,
                                      const unsigned int want, const int light_limit,
-                                     const int* __restrict__ before, int* __restrict__ left,
-                                     int* __restrict__ mirror)
+                                     const int* at, const int p, const int passes,
+                                     const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const Pass pass(here.p, n, base_step, shift, stream_mod);
     const int v = gcb_tid();
     bool open = false;
     if (v < n && colors[v] == GCB_UNCOLORED) {
         const int begin = __ldg(indptr + v), end = __ldg(indptr + v + 1);
         if (end - begin < light_limit) {
-            const Key key(vals, n, offset, seed, stream);
+            const Key key(vals, n, pass.offset, seed, pass.stream);
             const unsigned int kv = key(v);
             unsigned int still = want;
             for (int e = begin; e < end && still; e++)
-                still &= ~ruled_out(key, v, kv, e, end, indices, colors, base, still);
-            open = settle(colors, v, still, base);
+                still &= ~ruled_out(key, v, kv, e, end, indices, colors, pass.base, still);
+            open = settle(colors, v, still, pass.base);
         }
     }
-    gcb_count(left, open);
+    gcb_count(here.left, open);
 }
 
 // One warp per vertex of `list` (the mid-degree hubs).
@@ -146,20 +162,22 @@ extern "C" __global__ void is_warp(const int* __restrict__ list, const int count
                                    const int* __restrict__ indptr,
                                    const int* __restrict__ indices, int* colors,
                                    const unsigned int* __restrict__ vals,
-                                   const unsigned int offset, const unsigned int seed,
-                                   const unsigned int stream, const int base,
-                                   const unsigned int want, const int* __restrict__ before,
-                                   int* __restrict__ left, int* __restrict__ mirror)
+                                   const unsigned int seed, const int base_step,
+                                   const unsigned int shift, const int stream_mod,
+                                   const unsigned int want, const int* at, const int p,
+                                   const int passes, const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const Pass pass(here.p, n, base_step, shift, stream_mod);
     const int w = gcb_tid() >> 5, lane = threadIdx.x & 31;
     if (w >= count) return;
     const int v = __ldg(list + w);
     if (colors[v] != GCB_UNCOLORED) return;
-    const Key key(vals, n, offset, seed, stream);
+    const Key key(vals, n, pass.offset, seed, pass.stream);
     const unsigned int still = group_scan<WarpOr>(key, v, __ldg(indptr + v), __ldg(indptr + v + 1),
-                                                  lane, 32, indices, colors, base, want);
-    if (lane == 0 && settle(colors, v, still, base)) atomicAdd(left, 1);
+                                                  lane, 32, indices, colors, pass.base, want);
+    if (lane == 0 && settle(colors, v, still, pass.base)) atomicAdd(here.left, 1);
 }
 
 // One block per vertex of `list` (the highest-degree hubs), grid-stride over the list.
@@ -167,20 +185,24 @@ extern "C" __global__ void is_block(const int* __restrict__ list, const int coun
                                     const int* __restrict__ indptr,
                                     const int* __restrict__ indices, int* colors,
                                     const unsigned int* __restrict__ vals,
-                                    const unsigned int offset, const unsigned int seed,
-                                    const unsigned int stream, const int base,
-                                    const unsigned int want, const int* __restrict__ before,
-                                    int* __restrict__ left, int* __restrict__ mirror)
+                                    const unsigned int seed, const int base_step,
+                                    const unsigned int shift, const int stream_mod,
+                                    const unsigned int want, const int* at, const int p,
+                                    const int passes, const int* before, int* left,
+                                    int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
-    const Key key(vals, n, offset, seed, stream);
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const Pass pass(here.p, n, base_step, shift, stream_mod);
+    const Key key(vals, n, pass.offset, seed, pass.stream);
     for (int i = blockIdx.x; i < count; i += gridDim.x) {
         const int v = __ldg(list + i);
         if (colors[v] != GCB_UNCOLORED) continue;  // only this block writes colors[v]
         const unsigned int still =
             group_scan<BlockOr>(key, v, __ldg(indptr + v), __ldg(indptr + v + 1), threadIdx.x,
-                                blockDim.x, indices, colors, base, want);
-        if (threadIdx.x == 0 && settle(colors, v, still, base)) atomicAdd(left, 1);
+                                blockDim.x, indices, colors, pass.base, want);
+        if (threadIdx.x == 0 && settle(colors, v, still, pass.base))
+            atomicAdd(here.left, 1);
     }
 }
 
@@ -222,18 +244,22 @@ extern "C" __global__ void is_random(const int n, unsigned int* __restrict__ val
     if (v < n) vals[v] = gcb_mix((unsigned int)v, seed);
 }
 
-// gunrock: float values in [0, n) for the uncolored vertices (a pass's first kernel: gated), from a counter-based hash of
-// (seed, epoch, v); stored as their bits (non-negative floats order like their bit patterns).
+// gunrock: float values in [0, n) for the uncolored vertices, made in every even round r (the
+// round's first kernel, gated like its pass) from a counter-based hash of (seed, r / 2, v);
+// stored as their bits (non-negative floats order like their bit patterns). Odd rounds keep
+// the values (under sync=graph the kernel is in every round and returns at once in those).
 // equal != 0 gives every vertex the value 0: only the id tie-break can then make progress.
 extern "C" __global__ void is_random_float(const int n, unsigned int* __restrict__ vals,
                                            const int* __restrict__ colors,
-                                           const unsigned int seed, const unsigned int epoch,
-                                           const int equal, const int* __restrict__ before,
-                                           int* __restrict__ mirror)
+                                           const unsigned int seed, const int equal,
+                                           const int* at, const int p, const int* before,
+                                           int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, 1, before, nullptr, mirror);
+    if (here.p % 2 != 0 || !gcb_open(here.before, here.mirror)) return;
     const int v = gcb_tid();
     if (v >= n || colors[v] != GCB_UNCOLORED) return;
+    const unsigned int epoch = (unsigned int)(here.p / 2);
     const unsigned int h = gcb_mix((unsigned int)v, gcb_mix(epoch, seed));
     const float f = equal ? 0.0f : (float)(h >> 8) * (1.0f / 16777216.0f) * (float)n;
     vals[v] = __float_as_uint(f);

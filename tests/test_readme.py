@@ -41,7 +41,16 @@ def test_extras_bring_the_cuda_libraries_and_tests_reuse_peers():
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"
     ]
-    assert extras["cuda12"] == ["cupy-cuda12x[ctk]>=14", "nvidia-ml-py>=12.535"]
-    assert extras["cuda13"] == ["cupy-cuda13x[ctk]>=14", "nvidia-ml-py>=12.535"]  # NVML: clocks
+    # NVML: clocks; cuda-bindings: the conditional graph nodes of sync=graph
+    assert extras["cuda12"] == [
+        "cupy-cuda12x[ctk]>=14",
+        "cuda-bindings>=12.8,<13",
+        "nvidia-ml-py>=12.535",
+    ]
+    assert extras["cuda13"] == [
+        "cupy-cuda13x[ctk]>=14",
+        "cuda-bindings>=13,<14",
+        "nvidia-ml-py>=12.535",
+    ]
     assert "gcbench[peers]" in extras["test"]
     assert not any(dep.startswith("python-igraph") for deps in extras.values() for dep in deps)

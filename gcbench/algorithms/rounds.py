@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from gcbench.errors import RoundCapError
 
 SYNCS = ("device", "batch", "round")  # the ``sync`` parameter of every round-based GPU spec
+GRAPH = "graph"  # and of the families whose rounds a CUDA graph can repeat (gpu/loops.py)
 FIRST_LEAD = 4  # ``device``: rounds the host may run ahead before it first waits
 
 

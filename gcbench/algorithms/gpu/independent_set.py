@@ -17,9 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from gcbench.algorithms.gpu import runtime, slots
-from gcbench.algorithms.gpu.slots import SYNC, Slots
-from gcbench.algorithms.registry import WARP, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.gpu import loops, runtime, slots
+from gcbench.algorithms.gpu.slots import SYNC_GRAPH as SYNC
+from gcbench.algorithms.gpu.slots import Slots
+from gcbench.algorithms.registry import UNCOLORED, WARP, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.rounds import GRAPH
 
 FAMILY = "independent_set"
 WARP_DEGREE = 32  # balanced algorithms scan rows at least this long with a warp ...
@@ -55,67 +57,81 @@ def hubs(dg: runtime.DeviceGraph) -> Hubs:
     return dg.extra("independent_set.hubs", _build_hubs)
 
 
+@dataclass(frozen=True)
+class Plan:
+    """One algorithm of the family as its passes see it: pass ``p`` gives its max-set color
+    ``p * base_step`` (min-set ``+ 1`` when ``want`` has MIN), reads the values at an index
+    shift of ``(shift * p) mod n`` or hashes them with stream ``p mod stream_mod``; a round is
+    ``passes`` passes. ``values`` says where the values come from: ``permutation`` (jpl),
+    ``random`` (luby), ``regenerated`` every second round (gunrock), ``hashed`` (none stored)."""
+
+    name: str
+    values: str
+    balanced: bool = True
+    passes: int = 1
+    base_step: int = 1
+    shift: int = 0
+    stream_mod: int = 1
+    seed: int = 0
+    want: int = MAX
+    equal_values: bool = False
+
+    @property
+    def hashed(self) -> bool:
+        return self.values == "hashed"
+
+
 class Selection:
-    """The launches of one selection pass, gated by and counting into the pass's slot
-    (:class:`~gcbench.algorithms.gpu.slots.Slots`, ``passes`` passes a round).
+    """The launches of one selection pass of ``plan``, given the pass's arguments (``gate``:
+    at, p, passes, before, left, mirror; :meth:`Slots.gate` or :meth:`DeviceRounds.gate`).
 
     ``balanced`` sends hub rows to warps and blocks; otherwise every vertex gets one thread,
-    as in luby-cf's naive scheme. ``vals`` holds the values for array keys; ``hashed``
-    computes them on the fly instead.
+    as in luby-cf's naive scheme. ``vals`` holds the values for array keys; hashed keys compute
+    them on the fly instead.
     """
 
     def __init__(
-        self,
-        dg: runtime.DeviceGraph,
-        colors: Any,
-        vals: Any,
-        *,
-        hashed: bool,
-        balanced: bool,
-        block_size: int,
-        passes: int = 1,
+        self, dg: runtime.DeviceGraph, colors: Any, vals: Any, plan: Plan, block_size: int
     ) -> None:
-        defines = {"GCB_KEY_HASH": int(hashed)}
+        defines = {"GCB_KEY_HASH": int(plan.hashed)}
+        balanced = plan.balanced
         self.dg, self.colors, self.vals, self.block_size = dg, colors, vals, block_size
         self.thread = runtime.kernel(FAMILY, "is_thread", **defines)
         self.hubs = hubs(dg) if balanced else None
         self.warp = runtime.kernel(FAMILY, "is_warp", **defines) if balanced else None
         self.block = runtime.kernel(FAMILY, "is_block", **defines) if balanced else None
         self.light_limit = np.int32(WARP_DEGREE if balanced else _NO_LIMIT)
-        self.slots = Slots((dg.n, 0), passes=passes)
+        self.key = (
+            vals,
+            np.uint32(plan.seed),
+            np.int32(plan.base_step),
+            np.uint32(plan.shift),
+            np.int32(plan.stream_mod),
+            np.uint32(plan.want),
+        )
 
-    def launch(
-        self, p: int, *, base: int, want: int, offset: int = 0, seed: int = 0, stream: int = 0
-    ) -> None:
-        """Pass ``p``: max-set color ``base``, min-set ``base + 1`` when ``want`` has MIN."""
+    def launch(self, gate: tuple[Any, ...]) -> None:
+        """Enqueue one pass, the one ``gate`` names."""
         dg, b = self.dg, self.block_size
         n = np.int32(dg.n)
-        before, left, mirror = self.slots.args(p)
-        key = (
-            self.vals,
-            np.uint32(offset),
-            np.uint32(seed),
-            np.uint32(stream),
-            np.int32(base),
-            np.uint32(want),
-        )
         graph = (dg.indptr, dg.indices, self.colors)
-        gate = (before, left, mirror)
-        self.thread((runtime.grid_for(dg.n, b),), (b,), (n, *graph, *key, self.light_limit, *gate))
+        self.thread(
+            (runtime.grid_for(dg.n, b),), (b,), (n, *graph, *self.key, self.light_limit, *gate)
+        )
         if self.hubs is not None:
             warp, block = self.hubs.warp, self.hubs.block
             if warp.size:
-                args = (warp, np.int32(warp.size), n, *graph, *key, *gate)
+                args = (warp, np.int32(warp.size), n, *graph, *self.key, *gate)
                 self.warp((runtime.grid_for(warp.size * 32, b),), (b,), args)
             if block.size:
-                args = (block, np.int32(block.size), n, *graph, *key, *gate)
+                args = (block, np.int32(block.size), n, *graph, *self.key, *gate)
                 self.block((int(block.size),), (b,), args)
 
 
-def permutation_values(n: int, seed: int, block_size: int = 256) -> Any:
-    """A seeded permutation of 0..n-1 on the device (a Feistel bijection, cycle-walked)."""
-    cp = runtime.cupy()
-    vals = cp.empty(n, dtype=np.uint32)
+def permutation_values(n: int, seed: int, block_size: int = 256, out: Any = None) -> Any:
+    """A seeded permutation of 0..n-1 on the device (a Feistel bijection, cycle-walked), in
+    ``out`` when given."""
+    vals = runtime.cupy().empty(n, dtype=np.uint32) if out is None else out
     half = max(1, ((max(n, 1) - 1).bit_length() + 1) // 2)  # 4**half >= n
     if n:
         runtime.kernel(FAMILY, "is_permutation")(
@@ -126,30 +142,101 @@ def permutation_values(n: int, seed: int, block_size: int = 256) -> Any:
     return vals
 
 
-def _rounds(
-    algorithm: str, select: Selection, launch: Callable[[int], None], sync: str
-) -> Coloring:
-    """The bounded round loop. Every pass colors at least the vertex of largest (value, id)
-    among those left, so n rounds always suffice; the cap n + 1 only guards against bugs."""
-    cap = select.dg.n + 1
-    return slots.coloring(
-        launch, select.slots, cap=cap, algorithm=algorithm, colors=select.colors, sync=sync
-    )
+class _Values:
+    """Where ``plan``'s values live and how a coloring (and, for gunrock, a round) makes them."""
+
+    def __init__(self, dg: runtime.DeviceGraph, plan: Plan, block_size: int) -> None:
+        cp = runtime.cupy()
+        self.dg, self.plan, self.block_size = dg, plan, block_size
+        self.vals = cp.empty(1 if plan.hashed else dg.n, dtype=np.uint32)
+        self.grid = (runtime.grid_for(dg.n, block_size),)
+        if plan.values == "regenerated":
+            self.regenerate = runtime.kernel(FAMILY, "is_random_float")
+        if plan.values == "random":
+            self.random = runtime.kernel(FAMILY, "is_random")
+
+    def start(self) -> None:
+        """Enqueue the values a coloring starts from (jpl's permutation, luby's random ones)."""
+        dg, plan = self.dg, self.plan
+        if not dg.n:
+            return
+        if plan.values == "permutation":
+            permutation_values(dg.n, plan.seed, self.block_size, out=self.vals)
+        elif plan.values == "random":
+            args = (np.int32(dg.n), self.vals, np.uint32(plan.seed))
+            self.random(self.grid, (self.block_size,), args)
+
+    def each_round(self, colors: Any, gate: tuple[Any, ...]) -> None:
+        """Enqueue what a round does before its passes (gunrock: fresh values in even rounds;
+        ``gate`` is its first pass's, whose at, p, before and mirror the kernel takes)."""
+        if self.plan.values != "regenerated":
+            return
+        at, p, _, before, _, mirror = gate
+        args = (np.int32(self.dg.n), self.vals, colors, np.uint32(self.plan.seed),
+                np.int32(self.plan.equal_values), at, p, before, mirror)  # fmt: skip
+        self.regenerate(self.grid, (self.block_size,), args)
+
+
+def _cap(dg: runtime.DeviceGraph) -> int:
+    """Every pass colors at least the vertex of largest (value, id) among those left, so n
+    rounds always suffice; the cap n + 1 only guards against bugs."""
+    return dg.n + 1
+
+
+def _color(dg: runtime.DeviceGraph, plan: Plan, block_size: int, sync: str) -> Coloring:
+    """Color ``dg`` with ``plan`` under the host protocol ``sync``: the host's loop
+    (:func:`gcbench.algorithms.gpu.slots.coloring`) or, for ``graph``, a CUDA graph's WHILE
+    loop captured once per graph and configuration (:mod:`gcbench.algorithms.gpu.loops`)."""
+    if sync == GRAPH and dg.n:
+        loops.require()
+        return _graph_loop(dg, plan, block_size)
+    colors = runtime.uncolored(dg.n)
+    values = _Values(dg, plan, block_size)
+    values.start()
+    select = Selection(dg, colors, values.vals, plan, block_size)
+    host = Slots((dg.n, 0), passes=plan.passes)
+
+    def launch(rnd: int) -> None:
+        first = rnd * plan.passes
+        if rnd % 2 == 0:
+            values.each_round(colors, host.gate(first))
+        for j in range(plan.passes):
+            select.launch(host.gate(first + j))
+
+    return slots.coloring(launch, host, cap=_cap(dg), algorithm=plan.name, colors=colors, sync=sync)
+
+
+def _graph_loop(dg: runtime.DeviceGraph, plan: Plan, block_size: int) -> Coloring:
+    def build() -> tuple[Any, loops.DeviceRounds, loops.Loop]:
+        colors = runtime.uncolored(dg.n)
+        values = _Values(dg, plan, block_size)
+        select = Selection(dg, colors, values.vals, plan, block_size)
+        rounds = loops.DeviceRounds(start=dg.n, cap=_cap(dg), passes=plan.passes)
+
+        def init() -> None:
+            colors.fill(UNCOLORED)
+            values.start()
+            rounds.reset()
+
+        def body(handle: int) -> None:
+            values.each_round(colors, rounds.gate(0))
+            for j in range(plan.passes):
+                select.launch(rounds.gate(j))
+            rounds.step(handle)
+
+        return colors, rounds, loops.Loop(init, body)
+
+    colors, rounds, loop = loops.cached(dg, (FAMILY, plan, block_size), build)
+    loop.launch()
+    return loops.coloring(colors, rounds, algorithm=plan.name)
 
 
 def jpl(
-    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = "device"
+    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = GRAPH
 ) -> Coloring:
     """Jones-Plassmann-Luby (jpl-borione Alg. 4): round i colors its local maxima with color i.
     Values: a seeded permutation of 0..n-1, generated on the device inside the timing."""
-    colors = runtime.uncolored(dg.n)
-    vals = permutation_values(dg.n, seed, block_size)
-    select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
-
-    def launch(rnd: int) -> None:
-        select.launch(rnd, base=rnd, want=MAX)
-
-    return _rounds("jpl", select, launch, sync)
+    return _color(dg, Plan("jpl", "permutation", seed=seed), block_size, sync)
 
 
 def jpl_minmax(
@@ -158,18 +245,12 @@ def jpl_minmax(
     block_size: int = 256,
     seed: int = 0,
     shift: int = 1,
-    sync: str = "device",
+    sync: str = GRAPH,
 ) -> Coloring:
     """JPL min-max (jpl-borione §IV, Alg. 6): round i colors local maxima 2i and local minima
     2i+1, reading the value permutation with the index shift rand[(v + shift*i) mod n]."""
-    colors = runtime.uncolored(dg.n)
-    vals = permutation_values(dg.n, seed, block_size)
-    select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
-
-    def launch(rnd: int) -> None:
-        select.launch(rnd, base=2 * rnd, want=MAX | MIN, offset=(shift * rnd) % dg.n)
-
-    return _rounds("jpl-minmax", select, launch, sync)
+    plan = Plan("jpl-minmax", "permutation", base_step=2, shift=shift, seed=seed, want=MAX | MIN)
+    return _color(dg, plan, block_size, sync)
 
 
 def gunrock(
@@ -178,84 +259,42 @@ def gunrock(
     block_size: int = 256,
     seed: int = 0,
     equal_values: bool = False,
-    sync: str = "device",
+    sync: str = GRAPH,
 ) -> Coloring:
     """Gunrock's min-max JPL (jpl-borione §III-E, Alg. 5): float values in [0, n) regenerated
     for the uncolored vertices every second round, ties broken by vertex id (Gunrock #885).
     ``equal_values`` gives every vertex the same value (tests only)."""
-    cp = runtime.cupy()
-    colors = runtime.uncolored(dg.n)
-    vals = cp.empty(dg.n, dtype=np.uint32)
-    regenerate = runtime.kernel(FAMILY, "is_random_float")
-    select = Selection(dg, colors, vals, hashed=False, balanced=True, block_size=block_size)
-    grid = (runtime.grid_for(dg.n, block_size),)
-    fixed = (np.int32(dg.n), vals, colors, np.uint32(seed))
-
-    def launch(rnd: int) -> None:
-        if rnd % 2 == 0:
-            before, _, mirror = select.slots.args(rnd)
-            args = (*fixed, np.uint32(rnd // 2), np.int32(equal_values), before, mirror)
-            regenerate(grid, (block_size,), args)
-        select.launch(rnd, base=2 * rnd, want=MAX | MIN)
-
-    return _rounds("gunrock", select, launch, sync)
+    plan = Plan("gunrock", "regenerated", base_step=2, seed=seed, want=MAX | MIN,
+                equal_values=equal_values)  # fmt: skip
+    return _color(dg, plan, block_size, sync)
 
 
 def cohen(
-    dg: runtime.DeviceGraph, *, block_size: int = 256, hashes: int = 4, sync: str = "device"
+    dg: runtime.DeviceGraph, *, block_size: int = 256, hashes: int = 4, sync: str = GRAPH
 ) -> Coloring:
     """Cohen-Castonguay (jpl-borione §III-D): no value array; round r runs one min-max pass per
     hash function j (colors 2(rk+j) and 2(rk+j)+1), each seeing only the vertices the earlier
     functions of the round left, so a round colors up to 2k sets."""
-    colors = runtime.uncolored(dg.n)
-    vals = runtime.cupy().empty(1, dtype=np.uint32)  # hashed keys read no array
-    select = Selection(
-        dg, colors, vals, hashed=True, balanced=True, block_size=block_size, passes=hashes
-    )
-
-    def launch(rnd: int) -> None:
-        for j in range(hashes):
-            p = rnd * hashes + j
-            select.launch(p, base=2 * p, want=MAX | MIN, seed=COHEN_SEED, stream=j)
-
-    return _rounds("cohen", select, launch, sync)
+    plan = Plan("cohen", "hashed", passes=hashes, base_step=2, stream_mod=hashes,
+                seed=COHEN_SEED, want=MAX | MIN)  # fmt: skip
+    return _color(dg, plan, block_size, sync)
 
 
 def luby(
-    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = "device"
+    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = GRAPH
 ) -> Coloring:
     """The naive IDS scheme of luby-cf: fixed random values, one thread per vertex re-scanning
     every vertex each round; round i colors its local maxima with color i."""
-    cp = runtime.cupy()
-    colors = runtime.uncolored(dg.n)
-    vals = cp.empty(dg.n, dtype=np.uint32)
-    if dg.n:
-        runtime.kernel(FAMILY, "is_random")(
-            (runtime.grid_for(dg.n, block_size),),
-            (block_size,),
-            (np.int32(dg.n), vals, np.uint32(seed)),
-        )
-    select = Selection(dg, colors, vals, hashed=False, balanced=False, block_size=block_size)
-
-    def launch(rnd: int) -> None:
-        select.launch(rnd, base=rnd, want=MAX)
-
-    return _rounds("luby", select, launch, sync)
+    return _color(dg, Plan("luby", "random", balanced=False, seed=seed), block_size, sync)
 
 
 def very_random(
-    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = "device"
+    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = GRAPH
 ) -> Coloring:
     """luby-cf's "very random" scheme: fresh random values every round (hashed from the seed
     and the round); round i colors its local maxima with color i."""
-    colors = runtime.uncolored(dg.n)
-    vals = runtime.cupy().empty(1, dtype=np.uint32)
-    select = Selection(dg, colors, vals, hashed=True, balanced=True, block_size=block_size)
-
-    def launch(rnd: int) -> None:
-        select.launch(rnd, base=rnd, want=MAX, seed=seed, stream=rnd)
-
-    return _rounds("very-random", select, launch, sync)
+    plan = Plan("very-random", "hashed", stream_mod=_NO_LIMIT, seed=seed)
+    return _color(dg, plan, block_size, sync)
 
 
 def _register(

@@ -30,12 +30,18 @@ FIRST_CHUNK = 64  # slots of the first chunk; each later chunk doubles
 NOT_LANDED = -1  # a mirror slot the device has not written yet (counts are never negative)
 CHECK_EVERY = 4096  # spins of a wait between two looks at whether the device is still busy
 
-SYNC = Param(
+_SYNC_HELP = (
+    "host protocol: device=launch ahead, learn each round's count from host memory the "
+    "device writes | batch=read growing batches | round=read after every round (the papers')"
+)
+SYNC = Param("sync", "device", choices=rounds.SYNCS, help=_SYNC_HELP)
+# the families whose passes find their round on the device (kernels/rounds.cu) also take
+# graph, their default (docs/decisions.md, "Rounds without the host")
+SYNC_GRAPH = Param(
     "sync",
-    "device",
-    choices=rounds.SYNCS,
-    help="host protocol: device=launch ahead, learn each round's count from host memory the "
-    "device writes | batch=read growing batches | round=read after every round (the papers')",
+    "graph",
+    choices=(*rounds.SYNCS, rounds.GRAPH),
+    help=_SYNC_HELP + " | graph=a CUDA graph's WHILE node repeats the round, no read",
 )
 
 
@@ -86,6 +92,11 @@ class Slots:
         left = self._device[after_chunk].data.ptr + after_row * row_bytes
         mirror = self._host[chunk].ctypes.data + row * row_bytes
         return np.uint64(before), np.uint64(left), np.uint64(mirror)
+
+    def gate(self, p: int) -> tuple[Any, ...]:
+        """The pass arguments (at, p, passes, before, left, mirror) of pass ``p`` launched by
+        the host: no round counter (``gcb_locate`` in kernels/common.cuh)."""
+        return (np.uint64(0), np.int32(p), np.int32(1), *self.args(p))
 
     def after(self, rnd: int) -> int:
         """The slot that holds what round ``rnd`` left."""

@@ -100,6 +100,7 @@ def test_jpl_minmax_any_shift_is_valid(on_gpu, shift):
 def test_gunrock_forced_ties_terminate_valid(on_gpu, spec):
     graph, prepared = on_gpu(spec)
     coloring = independent_set.gunrock(prepared.handle, block_size=256, equal_values=True)
+    coloring.resolve(coloring)  # sync=graph: the rounds are read after the call
     colors = coloring.colors.get()
     assert validate(graph, colors).valid
     # every value equal: only the id tie-break orders vertices, so the largest id of each

@@ -12,9 +12,9 @@ import pytest
 
 from gcbench import algorithms, validate
 from gcbench.algorithms.execute import execute
-from gcbench.algorithms.gpu import distance2, independent_set, runtime, slots
+from gcbench.algorithms.gpu import distance2, independent_set, loops, runtime, slots
 from gcbench.algorithms.pattern_validation import validate_pattern
-from gcbench.algorithms.rounds import SYNCS
+from gcbench.algorithms.rounds import GRAPH, SYNCS
 from gcbench.errors import RoundCapError
 from gcbench.graphs import generators
 from gcbench.graphs.pattern import Pattern, closed_neighbourhoods, from_entries
@@ -35,6 +35,11 @@ SPECULATIVE = _round_based(False)
 MANY_ROUNDS = "gen:complete?n=300"  # one vertex a round for most, >= 37 rounds for cohen
 
 
+def syncs(name: str) -> tuple[str, ...]:
+    """The host protocols ``name`` takes (the independent-set family also takes graph)."""
+    return algorithms.get(name).param("sync").choices
+
+
 def run(on_gpu, spec: str, name: str, **params):
     graph, prepared = on_gpu(spec)
     algo = algorithms.get(name)
@@ -50,7 +55,7 @@ def test_the_round_based_algorithms_are_found():
 def test_deterministic_colors_equal_under_every_protocol(on_gpu, family_spec, name):
     graph, base = run(on_gpu, family_spec, name, sync="round")
     assert validate(graph, base.colors).valid
-    for sync in SYNCS:
+    for sync in syncs(name):
         _, other = run(on_gpu, family_spec, name, sync=sync)
         np.testing.assert_array_equal(other.colors, base.colors, err_msg=sync)
         assert other.coloring.iterations == base.coloring.iterations, sync
@@ -59,19 +64,19 @@ def test_deterministic_colors_equal_under_every_protocol(on_gpu, family_spec, na
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", SPECULATIVE)
-@pytest.mark.parametrize("sync", SYNCS)
-def test_speculative_colorings_are_valid_under_every_protocol(on_gpu, family_spec, name, sync):
-    graph, outcome = run(on_gpu, family_spec, name, sync=sync)
-    assert validate(graph, outcome.colors).valid and outcome.validation.valid
-    active = next(iter(outcome.coloring.trace.values()), [])
-    assert outcome.coloring.iterations == len(active)
+def test_speculative_colorings_are_valid_under_every_protocol(on_gpu, family_spec, name):
+    for sync in syncs(name):
+        graph, outcome = run(on_gpu, family_spec, name, sync=sync)
+        assert validate(graph, outcome.colors).valid and outcome.validation.valid
+        active = next(iter(outcome.coloring.trace.values()), [])
+        assert outcome.coloring.iterations == len(active)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", DETERMINISTIC + SPECULATIVE)
 def test_blocking_reads_per_protocol(on_gpu, name):
     counted, rounds = {}, {}
-    for sync in SYNCS:
+    for sync in syncs(name):
         _, outcome = run(on_gpu, MANY_ROUNDS, name, sync=sync)
         rounds[sync] = outcome.coloring.iterations  # speculative ones may differ per run
         counted[sync] = outcome.coloring.host_syncs
@@ -83,6 +88,14 @@ def test_blocking_reads_per_protocol(on_gpu, name):
         assert counted["round"] == rounds["round"]
     assert counted["batch"] <= math.ceil(math.log2(rounds["batch"] + 1)) + 1
     assert counted["device"] <= math.ceil(math.log2(rounds["device"])) + 2
+    assert counted.get(GRAPH, 0) == 0  # the WHILE node repeats the rounds: no read at all
+
+
+def _selection(dg):
+    colors = runtime.uncolored(dg.n)
+    vals = independent_set.permutation_values(dg.n, 0)
+    plan = independent_set.Plan("jpl", "permutation")
+    return colors, independent_set.Selection(dg, colors, vals, plan, 256)
 
 
 @pytest.mark.gpu
@@ -90,18 +103,38 @@ def test_blocking_reads_per_protocol(on_gpu, name):
 def test_the_round_cap_still_raises_with_the_partial_colors(on_gpu, sync):
     _, prepared = on_gpu(MANY_ROUNDS)
     dg = prepared.handle
-    colors = runtime.uncolored(dg.n)
-    vals = independent_set.permutation_values(dg.n, 0)
-    select = independent_set.Selection(dg, colors, vals, hashed=False, balanced=True,
-                                       block_size=256)  # fmt: skip
+    colors, select = _selection(dg)
+    host = slots.Slots((dg.n, 0))
 
     def launch(rnd: int) -> None:
-        select.launch(rnd, base=rnd, want=independent_set.MAX)
+        select.launch(host.gate(rnd))
 
     with pytest.raises(RoundCapError, match="after 12 rounds") as err:
-        slots.drive(launch, select.slots, cap=12, algorithm="jpl", colors=colors, sync=sync)
+        slots.drive(launch, host, cap=12, algorithm="jpl", colors=colors, sync=sync)
     partial = err.value.coloring.get()
     assert (partial >= 0).sum() == 12  # a complete graph: one vertex a round
+
+
+@pytest.mark.gpu
+def test_the_round_cap_stops_a_graph_loop_and_raises_after_the_call(on_gpu):
+    _, prepared = on_gpu(MANY_ROUNDS)
+    dg = prepared.handle
+    colors, select = _selection(dg)
+    rounds = loops.DeviceRounds(start=dg.n, cap=12)
+
+    def body(handle: int) -> None:
+        select.launch(rounds.gate(0))
+        rounds.step(handle)
+
+    loop = loops.Loop(rounds.reset, body)
+    for _ in range(2):  # a second launch starts again from the reset
+        colors.fill(-1)
+        loop.launch()
+        coloring = loops.coloring(colors, rounds, algorithm="jpl")
+        with pytest.raises(RoundCapError, match="after 12 rounds") as err:
+            coloring.resolve(coloring)
+        assert (err.value.coloring.get() >= 0).sum() == 12
+        assert coloring.iterations == 12 and coloring.trace["active"] == list(range(299, 287, -1))
 
 
 @pytest.mark.gpu
