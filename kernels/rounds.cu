@@ -16,13 +16,12 @@ __device__ __forceinline__ void clear_round(int* __restrict__ slots, int r, int 
 }
 
 // Before round 0 (one thread): the counter at 0, slot 0 holding `start` (what there is before
-// the first pass) and round 0's slots zeroed.
+// the first pass, GCB_SLOT_WIDTH values) and round 0's slots zeroed.
 extern "C" __global__ void round_reset(int* __restrict__ at, int* __restrict__ slots,
-                                       const int passes, const int start)
+                                       const int passes, const int* __restrict__ start)
 {
     *at = 0;
-    slots[0] = start;
-    for (int i = 1; i < GCB_SLOT_WIDTH; i++) slots[i] = 0;
+    for (int i = 0; i < GCB_SLOT_WIDTH; i++) slots[i] = start[i];
     clear_round(slots, 0, passes);
 }
 

@@ -211,7 +211,7 @@ def _graph_loop(dg: runtime.DeviceGraph, plan: Plan, block_size: int) -> Colorin
         colors = runtime.uncolored(dg.n)
         values = _Values(dg, plan, block_size)
         select = Selection(dg, colors, values.vals, plan, block_size)
-        rounds = loops.DeviceRounds(start=dg.n, cap=_cap(dg), passes=plan.passes)
+        rounds = loops.DeviceRounds(start=(dg.n,), cap=_cap(dg), passes=plan.passes)
 
         def init() -> None:
             colors.fill(UNCOLORED)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -75,16 +75,17 @@ def _ok(result: Any) -> Any:
 
 class DeviceRounds:
     """The round counter and the slots of a coloring whose rounds run on the device: slot
-    ``r * passes`` holds what round ``r - 1`` left (slot 0: ``start``), room for ``cap``
-    rounds, so the loop never stops before the cap."""
+    ``r * passes`` holds what round ``r - 1`` left (slot 0: ``start``, one value per field),
+    room for ``cap`` rounds, so the loop never stops before the cap."""
 
-    def __init__(self, *, start: int, cap: int, passes: int = 1) -> None:
+    def __init__(self, *, start: Sequence[int], cap: int, passes: int = 1) -> None:
         cp = runtime.cupy()
         rows = cap * passes + 1
         runtime.require_device(rows * runtime.SLOT_WIDTH * 4, "the rounds' counters")
-        self.start, self.cap, self.passes = start, cap, passes
+        self.cap, self.passes = cap, passes
         self.at = cp.zeros(1, dtype=np.int32)
         self.slots = cp.zeros((rows, runtime.SLOT_WIDTH), dtype=np.int32)
+        self.start = cp.asarray(list(start) + [0] * (runtime.SLOT_WIDTH - len(start)), np.int32)
 
     def gate(self, j: int) -> tuple[Any, ...]:
         """The pass arguments (at, p, passes, before, left, mirror) of a captured round's pass
@@ -94,7 +95,7 @@ class DeviceRounds:
     def reset(self) -> None:
         """Enqueue the start of a coloring: the counter at 0, slot 0 holding ``start``."""
         runtime.kernel(FAMILY, "round_reset")(
-            (1,), (1,), (self.at, self.slots, np.int32(self.passes), np.int32(self.start))
+            (1,), (1,), (self.at, self.slots, np.int32(self.passes), self.start)
         )
 
     def step(self, handle: int) -> None:
@@ -105,26 +106,30 @@ class DeviceRounds:
             (np.uint64(handle), self.at, self.slots, np.int32(self.passes), np.int32(self.cap)),
         )
 
-    def resolve(self, coloring: Coloring, *, algorithm: str, field: int = 0) -> None:
-        """After the timed call: ``coloring``'s rounds and what each left (field ``field``);
-        RoundCapError, with the colors, when the cap stopped a coloring that was not done."""
+    def read(self) -> tuple[int, list[float]]:
+        """After the timed call: (rounds, what each left); the last count is not 0 when the
+        cap stopped the coloring."""
         rounds = int(self.at.get()[0])
-        counts = self.slots[self.passes : rounds * self.passes + 1 : self.passes, field].get()
-        coloring.iterations = rounds
-        coloring.trace["active"] = [float(x) for x in counts]
-        if rounds and counts[-1] != 0:
-            raise RoundCapError(
-                f"{algorithm}: still {int(counts[-1])} active after {rounds} rounds",
-                coloring.colors,
-            )
+        return rounds, self.series(rounds, 0)
+
+    def series(self, rounds: int, field: int) -> list[float]:
+        """Field ``field`` of what rounds 0 .. ``rounds - 1`` left."""
+        end = rounds * self.passes + 1
+        return [float(x) for x in self.slots[self.passes : end : self.passes, field].get()]
 
 
 class Loop:
-    """``init`` then ``body`` repeated by a WHILE node while its ``round_step`` says so,
-    captured once and launched as one graph on the current stream. ``body(handle)`` enqueues a
-    round and ends with :meth:`DeviceRounds.step` of ``handle``. Neither may allocate."""
+    """``init``, then ``body`` repeated by a WHILE node while its ``round_step`` says so, then
+    ``finish`` (when given), captured once and launched as one graph on the current stream.
+    ``body(handle)`` enqueues a round and ends with :meth:`DeviceRounds.step` of ``handle``.
+    None of them may allocate, and their launches must not depend on what a round left."""
 
-    def __init__(self, init: Callable[[], None], body: Callable[[int], None]) -> None:
+    def __init__(
+        self,
+        init: Callable[[], None],
+        body: Callable[[int], None],
+        finish: Callable[[], None] | None = None,
+    ) -> None:
         rt = _rt()
         cp = runtime.cupy()
         runtime.kernel(FAMILY, "round_reset")  # compiled and loaded before any capture
@@ -143,8 +148,13 @@ class Loop:
         params.conditional.type = rt.cudaGraphConditionalNodeType.cudaGraphCondTypeWhile
         params.conditional.size = 1
         add_node = getattr(rt, "cudaGraphAddNode_v2", rt.cudaGraphAddNode)  # 12.x: edge data
-        _ok(add_node(self._graph, [first], None, 1, params))
+        loop = _ok(add_node(self._graph, [first], None, 1, params))
         self._capture(params.conditional.phGraph_out[0], lambda: body(int(handle)))
+        self._end = None
+        if finish is not None:
+            self._end = _ok(rt.cudaGraphCreate(0))
+            self._capture(self._end, finish)
+            _ok(rt.cudaGraphAddChildGraphNode(self._graph, [loop], 1, self._end))
         self._exec = _ok(rt.cudaGraphInstantiate(self._graph, 0))
 
     def _capture(self, graph: Any, enqueue: Callable[[], None]) -> None:
@@ -167,8 +177,9 @@ class Loop:
             rt = _rt()
             if self._exec is not None:
                 rt.cudaGraphExecDestroy(self._exec)
-            rt.cudaGraphDestroy(self._graph)
-            rt.cudaGraphDestroy(self._start)
+            for graph in (self._graph, self._start, self._end):
+                if graph is not None:
+                    rt.cudaGraphDestroy(graph)
         except Exception:  # noqa: S110 -- at interpreter exit the context may be gone; the
             pass  # process's memory goes with it
 
@@ -186,14 +197,27 @@ def cached(handle: Any, key: Hashable, build: Callable[[], Any]) -> Any:
     return kept[key]
 
 
-def coloring(colors: Any, rounds: DeviceRounds, *, algorithm: str, field: int = 0) -> Coloring:
-    """The Coloring of a launched loop: ``iterations`` and ``trace["active"]`` are read after
-    the timed call (its ``resolve``), which also hands over a copy of ``colors``, so the next
-    call, which writes the same buffer, cannot change a coloring already returned."""
+def coloring(
+    colors: Any,
+    rounds: DeviceRounds,
+    *,
+    algorithm: str,
+    traces: Callable[[int, list[float]], dict[str, list[float]]] | None = None,
+) -> Coloring:
+    """The Coloring of a launched loop. After the timed call (its ``resolve``) it gets
+    ``iterations`` and its traces (``traces(rounds, left-per-round)``; by default
+    ``{"active": left}``), and a copy of ``colors``, so the next call, which writes the same
+    buffer, cannot change a coloring already returned."""
 
     def resolve(final: Coloring) -> None:
         if final.colors is colors:
             final.colors = colors.copy()
-        rounds.resolve(final, algorithm=algorithm, field=field)
+        run, left = rounds.read()
+        final.iterations = run
+        final.trace.update(traces(run, left) if traces else {"active": left})
+        if run and left[-1] != 0:
+            raise RoundCapError(
+                f"{algorithm}: still {left[-1]:.0f} active after {run} rounds", final.colors
+            )
 
     return Coloring(colors, None, {}, resolve=resolve)

@@ -120,7 +120,7 @@ def test_the_round_cap_stops_a_graph_loop_and_raises_after_the_call(on_gpu):
     _, prepared = on_gpu(MANY_ROUNDS)
     dg = prepared.handle
     colors, select = _selection(dg)
-    rounds = loops.DeviceRounds(start=dg.n, cap=12)
+    rounds = loops.DeviceRounds(start=(dg.n,), cap=12)
 
     def body(handle: int) -> None:
         select.launch(rounds.gate(0))
