@@ -32,6 +32,9 @@
 #ifndef GCB_EB_PAPER_RESET
 #define GCB_EB_PAPER_RESET 0
 #endif
+#ifndef GCB_EB_REMOVAL
+#define GCB_EB_REMOVAL 0
+#endif
 
 static_assert(GCB_EB_WIDTH >= 1 && GCB_EB_WIDTH <= 32, "a color set is one 32-bit word");
 static_assert(!GCB_EB_TENTATIVE || GCB_EB_WIDTH <= 31, "tentative colors need the top bit");
@@ -48,6 +51,24 @@ static_assert(GCB_EB_C_UNCOLORED == 0 && GCB_EB_C_KEPT < GCB_SLOT_WIDTH,
 #define GCB_EB_MASK (GCB_EB_WIDTH == 32 ? 0xffffffffu : ((1u << (GCB_EB_WIDTH % 32)) - 1u))
 #define GCB_EB_SIGN 0x80000000u
 
+// The edges a kernel of pass p works on (its pass from gcb_locate: the host names p, or
+// sync=graph's round counter does). Without edge removal: all of them (`count`, `every`). With
+// it (eb-er, GCB_EB_REMOVAL): the list round p - 1 kept, whose length is the KEPT field of the
+// pass's slot (round 0: `every` edge, slot 0 holds m), or, for `kept`, the list this round keeps,
+// counted into the KEPT field of the next slot; kept lists alternate between buf0 and buf1.
+struct EbEdges {
+    const int* count;
+    const int2* edges;
+};
+__device__ __forceinline__ EbEdges eb_edges(const gcb_pass& here, const int* count,
+                                            const int2* every, const int2* buf0, const int2* buf1,
+                                            const bool kept)
+{
+    if (!GCB_EB_REMOVAL) return {count, every};
+    if (kept) return {here.left + GCB_EB_C_KEPT, (here.p & 1) ? buf1 : buf0};
+    return {here.before + GCB_EB_C_KEPT, here.p == 0 ? every : ((here.p & 1) ? buf0 : buf1)};
+}
+
 // The lowest bit of the color set that `banned` leaves free (0 when none is).
 __device__ __forceinline__ unsigned int eb_first_free(const unsigned int banned)
 {
@@ -62,9 +83,11 @@ __device__ __forceinline__ unsigned int eb_first_free(const unsigned int banned)
 
 extern "C" __global__ void eb_assign(const int n, const int* __restrict__ indptr, int* colors,
                                      const unsigned char* __restrict__ forbidden,
-                                     const int* __restrict__ before, int* __restrict__ mirror)
+                                     const int* at, const int p, const int passes,
+                                     const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
     for (int v = gcb_tid(); v < n; v += gcb_stride()) {
         if (colors[v] >= 0) continue;
         const unsigned char* __restrict__ mine = forbidden + (long long)indptr[v] + v;
@@ -75,10 +98,11 @@ extern "C" __global__ void eb_assign(const int n, const int* __restrict__ indptr
 }
 
 extern "C" __global__ void eb_detect(const int* __restrict__ count, const int2* __restrict__ edges,
-                                     int* colors, const int* __restrict__ before,
-                                     int* __restrict__ left, int* __restrict__ mirror)
+                                     int* colors, const int* at, const int p, const int passes,
+                                     const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
     const int m = *count;
     for (int i = gcb_tid(); i < m; i += gcb_stride()) {
         const int2 e = edges[i];
@@ -86,7 +110,7 @@ extern "C" __global__ void eb_detect(const int* __restrict__ count, const int2* 
         bool uncolored = false;
         if (c >= 0 && c == colors[e.y])
             uncolored = atomicCAS(colors + e.x, c, GCB_UNCOLORED) == c;
-        gcb_count(left + GCB_EB_C_UNCOLORED, uncolored);
+        gcb_count(here.left + GCB_EB_C_UNCOLORED, uncolored);
     }
 }
 
@@ -103,9 +127,11 @@ extern "C" __global__ void eb_forbid(const int* __restrict__ count, const int2* 
                                      const int* __restrict__ colors,
                                      const int* __restrict__ indptr,
                                      unsigned char* __restrict__ forbidden,
-                                     const int* __restrict__ before, int* __restrict__ mirror)
+                                     const int* at, const int p, const int passes,
+                                     const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
     const int m = *count;
     for (int i = gcb_tid(); i < m; i += gcb_stride()) {
         const int2 e = edges[i];
@@ -124,10 +150,11 @@ extern "C" __global__ void eb_forbid(const int* __restrict__ count, const int2* 
 extern "C" __global__ void cs_assign(const int n, unsigned int* colors, int* __restrict__ sets,
                                      unsigned int* __restrict__ vf,
                                      unsigned int* __restrict__ tv,
-                                     const int* __restrict__ before, int* __restrict__ left,
-                                     int* __restrict__ mirror)
+                                     const int* at, const int p, const int passes,
+                                     const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
     for (int v = gcb_tid(); v < n; v += gcb_stride()) {
         const unsigned int c = colors[v];
         bool open = false;
@@ -148,24 +175,27 @@ extern "C" __global__ void cs_assign(const int n, unsigned int* colors, int* __r
             }
             if (GCB_EB_TENTATIVE) tv[v] = 0;
         }
-        gcb_count(left + GCB_EB_C_UNCOLORED, open);
+        gcb_count(here.left + GCB_EB_C_UNCOLORED, open);
     }
 }
 
-extern "C" __global__ void cs_detect(const int* __restrict__ count, const int2* __restrict__ edges,
-                                     unsigned int* colors, const int* __restrict__ sets,
-                                     const int* __restrict__ before, int* __restrict__ left,
-                                     int* __restrict__ mirror)
+extern "C" __global__ void cs_detect(const int* count, const int2* every, const int2* buf0,
+                                     const int2* buf1, unsigned int* colors,
+                                     const int* __restrict__ sets,
+                                     const int* at, const int p, const int passes,
+                                     const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
-    const int m = *count;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const EbEdges list = eb_edges(here, count, every, buf0, buf1, false);
+    const int m = *list.count;
     for (int i = gcb_tid(); i < m; i += gcb_stride()) {
-        const int2 e = edges[i];
+        const int2 e = list.edges[i];
         const unsigned int c = colors[e.x];
         bool uncolored = false;
         if (c && c == colors[e.y] && sets[e.x] == sets[e.y])
             uncolored = atomicCAS(colors + e.x, c, 0u) == c;
-        gcb_count(left + GCB_EB_C_UNCOLORED, uncolored);
+        gcb_count(here.left + GCB_EB_C_UNCOLORED, uncolored);
     }
 }
 
@@ -201,40 +231,47 @@ extern "C" __global__ void cs_forbid_all(const int* __restrict__ count,
                                          const unsigned int* __restrict__ colors,
                                          const int* __restrict__ sets,
                                          unsigned int* __restrict__ vf,
-                                         const int* __restrict__ before, int* __restrict__ mirror)
+                                         const int* at, const int p, const int passes,
+                                     const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
     cs_forbid<false>(count, edges, colors, sets, vf, nullptr, nullptr);
 }
 
-extern "C" __global__ void cs_forbid_compact(const int* __restrict__ count,
-                                             const int2* __restrict__ edges,
+extern "C" __global__ void cs_forbid_compact(const int* count, const int2* every,
+                                             const int2* buf0, const int2* buf1,
                                              const unsigned int* __restrict__ colors,
                                              const int* __restrict__ sets,
-                                             unsigned int* __restrict__ vf,
-                                             int2* __restrict__ next,
-                                             const int* __restrict__ before,
-                                             int* __restrict__ left, int* __restrict__ mirror)
+                                             unsigned int* __restrict__ vf, const int* at,
+                                             const int p, const int passes, const int* before,
+                                             int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
-    cs_forbid<true>(count, edges, colors, sets, vf, next, left);
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const EbEdges list = eb_edges(here, count, every, buf0, buf1, false);
+    int2* next = const_cast<int2*>(eb_edges(here, count, every, buf0, buf1, true).edges);
+    cs_forbid<true>(list.count, list.edges, colors, sets, vf, next, here.left);
 }
 
 // TentativeColor (§3.2.2) on edges whose ends share a color set and are both not solid:
 // two uncolored ends: the larger takes the first color neither end's vf bans, tentatively,
 // and bans it for the smaller; one tentative end: its color is banned for the other; two equal
 // tentative colors: the smaller end moves to its first color free of its vf and tv.
-extern "C" __global__ void tent_color(const int* __restrict__ count,
-                                      const int2* __restrict__ edges, unsigned int* colors,
+extern "C" __global__ void tent_color(const int* count, const int2* every, const int2* buf0,
+                                      const int2* buf1, unsigned int* colors,
                                       const int* __restrict__ sets,
                                       const unsigned int* __restrict__ vf,
                                       unsigned int* __restrict__ tv,
-                                      const int* __restrict__ before, int* __restrict__ mirror)
+                                      const int* at, const int p, const int passes,
+                                     const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
-    const int m = *count;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const EbEdges list = eb_edges(here, count, every, buf0, buf1, true);
+    const int m = *list.count;
     for (int i = gcb_tid(); i < m; i += gcb_stride()) {
-        const int2 e = edges[i];
+        const int2 e = list.edges[i];
         const unsigned int cx = colors[e.x], cy = colors[e.y];
         const bool tx = cx & GCB_EB_SIGN, ty = cy & GCB_EB_SIGN;
         if ((cx && !tx) || (cy && !ty) || sets[e.x] != sets[e.y]) continue;  // a solid end

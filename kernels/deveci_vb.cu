@@ -7,7 +7,9 @@
 // vb_scatter (conflicts=scan, §3.1.1). Colors are int, GCB_UNCOLORED (-1) uncolored. Every
 // kernel is a grid-stride loop, so any launch shape works. A round's kernels read the length of
 // its list from its slot (before[0]: what the last round left, gcb_open in common.cuh) and the
-// next list's length goes to the next slot (left[0]), so the host never needs to know it.
+// next list's length goes to the next slot (left[0]), so the host never needs to know it. The
+// two lists alternate: pass p works on lists[p % 2] and fills lists[1 - p % 2], so the kernels
+// take both and pick by p (gcb_locate: the host names p, or sync=graph's round counter does).
 #include "common.cuh"
 
 // Neighbours are read GCB_VB_BATCH at a time, all loads issued before any is used, so a
@@ -34,17 +36,36 @@ __device__ __forceinline__ void vb_batch(int (&out)[GCB_VB_BATCH], const int e, 
 
 __device__ __forceinline__ bool vb_any(const int) { return true; }
 
+// The pass a kernel runs (gcb_locate) and its two lists: the one it works on and the next.
+struct VbPass {
+    gcb_pass here;
+    const int* list;
+    int* next;
+    __device__ VbPass(const int* lists0, const int* lists1, const int* at, int p, int passes,
+                      const int* before, int* left, int* mirror)
+        : here(gcb_locate(at, p, passes, before, left, mirror))
+    {
+        const bool odd = here.p & 1;
+        list = odd ? lists1 : lists0;
+        next = const_cast<int*>(odd ? lists0 : lists1);
+    }
+    __device__ bool open() const { return gcb_open(here.before, here.mirror); }
+    __device__ int count() const { return here.before[0]; }
+};
+
 // vb: the unbounded forbidden array. Vertex v owns deg(v) + 1 stamps at indptr[v] + v (its
 // smallest free color is at most deg(v), so that is all it can need); a stamp equal to this
 // round's `stamp` marks a color as used, so nothing is ever cleared.
-extern "C" __global__ void vb_assign(const int* __restrict__ list,
+extern "C" __global__ void vb_assign(const int* lists0, const int* lists1,
                                      const int* __restrict__ indptr,
                                      const int* __restrict__ indices, int* colors,
-                                     int* __restrict__ stamps, const int stamp,
-                                     const int* __restrict__ before, int* __restrict__ mirror)
+                                     int* __restrict__ stamps, const int* at, const int p,
+                                     const int passes, const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
-    const int count = before[0];
+    const VbPass pass(lists0, lists1, at, p, passes, before, left, mirror);
+    if (!pass.open()) return;
+    const int* __restrict__ list = pass.list;
+    const int count = pass.count(), stamp = pass.here.p + 1;  // pass p's stamp
     for (int i = gcb_tid(); i < count; i += gcb_stride()) {
         const int v = list[i];
         const int begin = indptr[v], end = indptr[v + 1], degree = end - begin;
@@ -64,13 +85,16 @@ extern "C" __global__ void vb_assign(const int* __restrict__ list,
 
 // vb-bit: the fixed forbidden optimisation. A 64-bit map of the colors [offset, offset + 64)
 // the neighbours use; the scan stops once the map is full and the window slides by 64.
-extern "C" __global__ void vbbit_assign(const int* __restrict__ list,
+extern "C" __global__ void vbbit_assign(const int* lists0, const int* lists1,
                                         const int* __restrict__ indptr,
                                         const int* __restrict__ indices, int* colors,
-                                        const int* __restrict__ before, int* __restrict__ mirror)
+                                        const int* at, const int p, const int passes,
+                                        const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
-    const int count = before[0];
+    const VbPass pass(lists0, lists1, at, p, passes, before, left, mirror);
+    if (!pass.open()) return;
+    const int* __restrict__ list = pass.list;
+    const int count = pass.count();
     for (int i = gcb_tid(); i < count; i += gcb_stride()) {
         const int v = list[i];
         const int begin = indptr[v], end = indptr[v + 1];
@@ -115,46 +139,127 @@ __device__ __forceinline__ bool vb_conflict(const int v, const int* __restrict__
 }
 
 // conflicts=atomic: the next list by warp-aggregated atomic append.
-extern "C" __global__ void vb_detect_append(const int* __restrict__ list,
+extern "C" __global__ void vb_detect_append(const int* lists0, const int* lists1,
                                             const int* __restrict__ indptr,
                                             const int* __restrict__ indices, int* colors,
-                                            int* __restrict__ next,
-                                            const int* __restrict__ before,
-                                            int* __restrict__ left, int* __restrict__ mirror)
+                                            const int* at, const int p, const int passes,
+                                            const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
-    const int count = before[0];
+    const VbPass pass(lists0, lists1, at, p, passes, before, left, mirror);
+    if (!pass.open()) return;
+    const int count = pass.count();
     for (int i = gcb_tid(); i < count; i += gcb_stride()) {
-        const int v = list[i];
-        gcb_append(next, left, vb_conflict(v, indptr, indices, colors), v);
+        const int v = pass.list[i];
+        gcb_append(pass.next, pass.here.left, vb_conflict(v, indptr, indices, colors), v);
     }
 }
 
-// conflicts=scan: flag[i] = 1 where list entry i conflicts; the launcher prefix-sums the flags
+// conflicts=scan: flag[i] = 1 where list entry i conflicts; vb_scan_* prefix-sum the flags
 // and vb_scatter writes the next list in list order.
-extern "C" __global__ void vb_detect_flag(const int* __restrict__ list,
+extern "C" __global__ void vb_detect_flag(const int* lists0, const int* lists1,
                                           const int* __restrict__ indptr,
                                           const int* __restrict__ indices, int* colors,
-                                          int* __restrict__ flags, const int* __restrict__ before,
-                                          int* __restrict__ mirror)
+                                          int* __restrict__ flags, const int* at, const int p,
+                                          const int passes, const int* before, int* left,
+                                          int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
-    const int count = before[0];
+    const VbPass pass(lists0, lists1, at, p, passes, before, left, mirror);
+    if (!pass.open()) return;
+    const int count = pass.count();
     for (int i = gcb_tid(); i < count; i += gcb_stride())
-        flags[i] = vb_conflict(list[i], indptr, indices, colors);
+        flags[i] = vb_conflict(pass.list[i], indptr, indices, colors);
+}
+
+// The inclusive prefix sum of the flags in three launches, each sized for n so that one
+// captured round serves every list length (the length is read from the slot): vb_scan_blocks
+// scans each block's GCB_VB_SCAN flags and keeps the block's total in sums, vb_scan_sums scans
+// the totals in one block, vb_scan_add adds the totals before each block to its entries.
+#ifndef GCB_VB_SCAN
+#define GCB_VB_SCAN 1024  // flags a block scans: its threads (the launcher's block size)
+#endif
+
+// The inclusive sum of x over the block's threads up to this one (blockDim.x a multiple of 32).
+__device__ __forceinline__ int vb_block_scan(int x)
+{
+    __shared__ int warp_sums[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int d = 1; d < 32; d <<= 1) {
+        const int y = __shfl_up_sync(GCB_FULL_MASK, x, d);
+        if (lane >= d) x += y;
+    }
+    if (lane == 31) warp_sums[warp] = x;
+    __syncthreads();
+    if (warp == 0) {
+        int w = lane < (int)(blockDim.x >> 5) ? warp_sums[lane] : 0;
+        for (int d = 1; d < 32; d <<= 1) {
+            const int y = __shfl_up_sync(GCB_FULL_MASK, w, d);
+            if (lane >= d) w += y;
+        }
+        warp_sums[lane] = w;
+    }
+    __syncthreads();
+    if (warp > 0) x += warp_sums[warp - 1];
+    __syncthreads();  // warp_sums is reused by the next call
+    return x;
+}
+
+extern "C" __global__ void __launch_bounds__(GCB_VB_SCAN)
+    vb_scan_blocks(const int* __restrict__ flags, int* __restrict__ position,
+                   int* __restrict__ sums, const int* at, const int p, const int passes,
+                   const int* before, int* left, int* mirror)
+{
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const int count = here.before[0], first = blockIdx.x * GCB_VB_SCAN;
+    if (first >= count) return;  // the whole block: no thread waits at a barrier
+    const int i = first + threadIdx.x;
+    const int x = vb_block_scan(i < count ? flags[i] : 0);
+    if (i < count) position[i] = x;
+    if (threadIdx.x == GCB_VB_SCAN - 1) sums[blockIdx.x] = x;
+}
+
+extern "C" __global__ void __launch_bounds__(GCB_VB_SCAN)
+    vb_scan_sums(int* __restrict__ sums, const int* at, const int p, const int passes,
+                 const int* before, int* left, int* mirror)
+{
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const int blocks = (here.before[0] + GCB_VB_SCAN - 1) / GCB_VB_SCAN;
+    __shared__ int total;
+    int carry = 0;
+    for (int base = 0; base < blocks; base += GCB_VB_SCAN) {
+        const int i = base + threadIdx.x;
+        const int x = vb_block_scan(i < blocks ? sums[i] : 0);
+        if (i < blocks) sums[i] = x + carry;
+        if (threadIdx.x == GCB_VB_SCAN - 1) total = x;
+        __syncthreads();
+        carry += total;
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(GCB_VB_SCAN)
+    vb_scan_add(int* __restrict__ position, const int* __restrict__ sums, const int* at,
+                const int p, const int passes, const int* before, int* left, int* mirror)
+{
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const int i = blockIdx.x * GCB_VB_SCAN + threadIdx.x;
+    if (blockIdx.x > 0 && i < here.before[0]) position[i] += sums[blockIdx.x - 1];
 }
 
 // next[position[i] - 1] = list[i] where flags[i] (position = inclusive prefix sum of flags);
 // the next list's length, position[count - 1], to the next slot.
-extern "C" __global__ void vb_scatter(const int* __restrict__ list,
+extern "C" __global__ void vb_scatter(const int* lists0, const int* lists1,
                                       const int* __restrict__ flags,
-                                      const int* __restrict__ position, int* __restrict__ next,
-                                      const int* __restrict__ before, int* __restrict__ left,
-                                      int* __restrict__ mirror)
+                                      const int* __restrict__ position, const int* at,
+                                      const int p, const int passes, const int* before,
+                                      int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
-    const int count = before[0];
-    if (gcb_tid() == 0) *left = position[count - 1];
+    const VbPass pass(lists0, lists1, at, p, passes, before, left, mirror);
+    if (!pass.open()) return;
+    const int count = pass.count();
+    if (gcb_tid() == 0) *pass.here.left = position[count - 1];
     for (int i = gcb_tid(); i < count; i += gcb_stride())
-        if (flags[i]) next[position[i] - 1] = list[i];
+        if (flags[i]) pass.next[position[i] - 1] = pass.list[i];
 }

@@ -19,21 +19,25 @@ Decisions and the block-size study are in docs/deveci.md.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from gcbench.algorithms.gpu import runtime, slots
-from gcbench.algorithms.gpu.slots import SYNC, Slots
-from gcbench.algorithms.registry import AlgorithmSpec, Coloring, Param, register
-from gcbench.errors import RoundCapError, SpecError
+from gcbench.algorithms.gpu import loops, runtime, slots
+from gcbench.algorithms.gpu.slots import SYNC_GRAPH as SYNC
+from gcbench.algorithms.gpu.slots import Slots
+from gcbench.algorithms.registry import UNCOLORED, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.rounds import GRAPH
+from gcbench.errors import SpecError
 
 VB_FAMILY, EB_FAMILY = "deveci_vb", "deveci_eb"
 CS_WIDTH = 32  # eb-cs: colors per color set (§3.2.1)
 TENTATIVE_WIDTH = 31  # eb-tent, eb-er: the top bit marks a tentative color (§3.2.2)
 VB_BLOCK, EB_BLOCK = 8, 256  # default block sizes: docs/deveci.md, "Default block sizes"
+VB_SCAN = 1024  # conflicts=scan: flags a block of vb_scan_* prefix-sums (its threads)
 CONFLICT_LISTS = ("atomic", "scan")
 EDGES_KEY = "deveci.edges"
 
@@ -48,6 +52,7 @@ class Counter(enum.IntEnum):
 
 # What kernels/deveci_eb.cu shares with this module: passed to every compile as -D defines.
 runtime.share(EB_FAMILY, **runtime.slot_defines("GCB_EB_C_", Counter))
+runtime.share(VB_FAMILY, GCB_VB_SCAN=VB_SCAN)
 
 
 def launch_shape(items: int, block_size: int) -> tuple[tuple[int], tuple[int]]:
@@ -58,6 +63,56 @@ def launch_shape(items: int, block_size: int) -> tuple[tuple[int], tuple[int]]:
 
 
 # ------------------------------------------------------------------------------ vertex-based
+
+
+class _VertexRound:
+    """One VB round's launches over two alternating conflict lists (pass p works on lists[p %
+    2]: the kernels pick by p), for the pass that ``gate`` names, with grids for ``bound``
+    list entries (the host's protocols: the shortest list learned; sync=graph: n)."""
+
+    def __init__(
+        self, dg: runtime.DeviceGraph, colors: Any, block_size: int, *, bitmap: bool, scan: bool
+    ) -> None:
+        cp = runtime.cupy()
+        n = dg.n
+        self.n, self.block_size, self.scan = n, block_size, scan
+        self.lists = (cp.arange(n, dtype=np.int32), cp.empty(n, dtype=np.int32))
+        self.graph = (dg.indptr, dg.indices, colors)
+        # vb: deg(v) + 1 stamps each, compared with pass p's stamp p + 1
+        self.forbidden = () if bitmap else (cp.zeros(dg.nnz + n, dtype=np.int32),)
+        self.assign = runtime.kernel(VB_FAMILY, "vbbit_assign" if bitmap else "vb_assign")
+        if scan:
+            self.detect = runtime.kernel(VB_FAMILY, "vb_detect_flag")
+            self.scans = tuple(
+                runtime.kernel(VB_FAMILY, name)
+                for name in ("vb_scan_blocks", "vb_scan_sums", "vb_scan_add", "vb_scatter")
+            )
+            self.flags, self.position = cp.empty(n, np.int32), cp.empty(n, np.int32)
+            self.sums = cp.empty(runtime.grid_for(n, VB_SCAN), np.int32)
+        else:
+            self.detect = runtime.kernel(VB_FAMILY, "vb_detect_append")
+
+    def restart(self, first: Any) -> None:
+        """Enqueue what a coloring starts from: every vertex on the first list (``first`` holds
+        0..n-1), no stamp of an earlier coloring."""
+        self.lists[0][...] = first
+        for stamps in self.forbidden:
+            stamps.fill(0)
+
+    def launch(self, gate: tuple[Any, ...], bound: int) -> None:
+        grid, block = launch_shape(bound, self.block_size)
+        lists = self.lists
+        self.assign(grid, block, (*lists, *self.graph, *self.forbidden, *gate))
+        if not self.scan:
+            self.detect(grid, block, (*lists, *self.graph, *gate))
+            return
+        blocks, scan = (runtime.grid_for(bound, VB_SCAN),), (VB_SCAN,)
+        scan_blocks, scan_sums, scan_add, scatter = self.scans
+        self.detect(grid, block, (*lists, *self.graph, self.flags, *gate))
+        scan_blocks(blocks, scan, (self.flags, self.position, self.sums, *gate))
+        scan_sums((1,), scan, (self.sums, *gate))
+        scan_add(blocks, scan, (self.position, self.sums, *gate))
+        scatter(grid, block, (*lists, self.flags, self.position, *gate))
 
 
 def _vertex_based(
@@ -72,41 +127,44 @@ def _vertex_based(
     """The VB round loop. The conflict list starts as every vertex; the largest id on it
     always keeps its color, so n rounds suffice (the cap n + 1 only guards against bugs). The
     list only shrinks, so the last length the host learned sizes the next launches."""
-    cp = runtime.cupy()
     n = dg.n
+    if n and sync == GRAPH:
+        loops.require()
+
+        def build() -> tuple[Any, loops.DeviceRounds, loops.Loop]:
+            colors = runtime.uncolored(n)
+            step = _VertexRound(dg, colors, block_size, bitmap=bitmap, scan=scan)
+            first = step.lists[0].copy()
+            rounds = loops.DeviceRounds(start=(n,), cap=n + 1)
+
+            def init() -> None:
+                colors.fill(UNCOLORED)
+                step.restart(first)
+                rounds.reset()
+
+            def body(handle: int) -> None:
+                step.launch(rounds.gate(0), n)
+                rounds.step(handle)
+
+            return colors, rounds, loops.Loop(init, body)
+
+        key = (VB_FAMILY, algorithm, block_size, bitmap, scan)
+        colors, rounds, loop = loops.cached(dg, key, build)
+        loop.launch()
+        return loops.coloring(colors, rounds, algorithm=algorithm)
     colors = runtime.uncolored(n)
     if n == 0:
         return Coloring(colors, 0, {"active": []})
-    lists = (cp.arange(n, dtype=np.int32), cp.empty(n, dtype=np.int32))
-    stamps = None if bitmap else cp.zeros(dg.nnz + n, dtype=np.int32)  # vb: deg(v) + 1 each
-    assign = runtime.kernel(VB_FAMILY, "vbbit_assign" if bitmap else "vb_assign")
-    if scan:
-        detect = runtime.kernel(VB_FAMILY, "vb_detect_flag")
-        scatter = runtime.kernel(VB_FAMILY, "vb_scatter")
-        flags, position = cp.empty(n, dtype=np.int32), cp.empty(n, dtype=np.int32)
-    else:
-        detect = runtime.kernel(VB_FAMILY, "vb_detect_append")
+    step = _VertexRound(dg, colors, block_size, bitmap=bitmap, scan=scan)
     counts = Slots((n, 0))
-    graph = (dg.indptr, dg.indices, colors)
 
     def launch(rnd: int) -> None:
-        before, left, mirror = counts.args(rnd)
-        current, following = lists[rnd % 2], lists[1 - rnd % 2]
-        bound = counts.smallest(n)
-        grid, block = launch_shape(bound, block_size)
-        forbidden = () if bitmap else (stamps, np.int32(rnd + 1))  # this round's stamp
-        assign(grid, block, (current, *graph, *forbidden, before, mirror))
-        if scan:
-            detect(grid, block, (current, *graph, flags, before, mirror))
-            cp.cumsum(flags[:bound], dtype=np.int32, out=position[:bound])
-            scatter(grid, block, (current, flags, position, following, before, left, mirror))
-        else:
-            detect(grid, block, (current, *graph, following, before, left, mirror))
+        step.launch(counts.gate(rnd), counts.smallest(n))
 
     return slots.coloring(launch, counts, cap=n + 1, algorithm=algorithm, colors=colors, sync=sync)
 
 
-def vb(dg: runtime.DeviceGraph, *, block_size: int = VB_BLOCK, sync: str = "device") -> Coloring:
+def vb(dg: runtime.DeviceGraph, *, block_size: int = VB_BLOCK, sync: str = GRAPH) -> Coloring:
     """VB (deveci-cmu §3.1): smallest color free of the neighbours' colors, found with an
     unbounded forbidden array (deg(v) + 1 stamps per vertex, 4(nnz + n) bytes in all; CuPy's
     OutOfMemoryError, the runner's ``oom``, where that cannot be had)."""
@@ -118,7 +176,7 @@ def vb_bit(
     *,
     block_size: int = VB_BLOCK,
     conflicts: str = "atomic",
-    sync: str = "device",
+    sync: str = GRAPH,
 ) -> Coloring:
     """VB-BIT (deveci-cmu §3.1.2): a 64-bit forbidden map over colors [offset, offset + 64),
     the window sliding by 64 when full; the next conflict list by ``conflicts`` (§3.1.1)."""
@@ -164,66 +222,123 @@ def edge_round_cap(dg: runtime.DeviceGraph) -> int:
     return 2 * dg.n + dg.nnz + 16
 
 
-class _Rounds:
-    """What every EB round shares: launch shapes, the rounds' slots (:class:`Counter` fields:
-    what is uncolored after a round, and eb-er's kept edges) and the edge-based round loop with
-    its traces."""
+def _edge_traces(m: int, removal: bool, kept: Callable[[int], list[float]]) -> Callable:
+    """The EB traces from (rounds, uncolored after each): ``active``, the edges each round
+    works on (all m; with edge removal m and then what each round kept, ``kept(rounds)``), and
+    ``uncolored``."""
 
-    def __init__(self, dg: runtime.DeviceGraph, block_size: int, algorithm: str) -> None:
-        self.dg, self.block_size, self.algorithm = dg, block_size, algorithm
-        self.edges = edge_list(dg)
-        self.vertices = launch_shape(dg.n, block_size)
-        self.slots = Slots((dg.n, self.edges.m))  # slot 0: all uncolored, all edges in play
+    def traces(rounds: int, left: list[float]) -> dict[str, list[float]]:
+        active = [float(m), *kept(rounds - 1)] if removal else [float(m)] * rounds
+        return {"active": active if rounds else [], "uncolored": left}
 
-    def kept(self, rnd: int) -> Any:
-        """Where round ``rnd`` reads eb-er's edge count: what round ``rnd - 1`` kept (slot 0
-        holds them all)."""
-        before, _, _ = self.slots.args(rnd)
-        return np.uint64(int(before) + 4 * Counter.KEPT)
+    return traces
 
-    def loop(
-        self, launch: Callable[[int], None], colors: Any, sync: str, *, removal: bool
-    ) -> tuple[int, dict[str, list[float]], Callable[[Coloring], None] | None]:
-        """Run the rounds ``launch`` enqueues to completion: (rounds, traces, the resolve that
-        reads eb-er's edges per round after the timed call)."""
-        if self.dg.n == 0:
-            return 0, {"active": [], "uncolored": []}, None
-        cap = edge_round_cap(self.dg)
-        rounds, left = slots.drive(
-            launch, self.slots, cap=cap, algorithm=self.algorithm, colors=colors, sync=sync
+
+@dataclass(frozen=True)
+class _EdgeRun:
+    """An EB coloring's buffers as launches: ``enqueue(gate)`` one round (the pass ``gate``
+    names), ``restart()`` the buffers back to a coloring's start (sync=graph, whose buffers
+    serve every call), ``finish()`` what follows the rounds; ``colors`` the int colors."""
+
+    colors: Any
+    enqueue: Callable[[tuple[Any, ...]], None]
+    restart: Callable[[], None]
+    finish: Callable[[], None] | None = None
+
+
+def _edge_based(
+    dg: runtime.DeviceGraph,
+    algorithm: str,
+    make: Callable[[], _EdgeRun],
+    sync: str,
+    *,
+    removal: bool = False,
+    key: tuple[Any, ...] = (),
+) -> Coloring:
+    """Run the EB rounds of ``make()`` to completion under ``sync``, then its ``finish`` (also
+    when the cap stops them: the error's coloring shows where). A round's slot holds the
+    vertices uncolored after it and the edges eb-er's round kept (slot 0: all uncolored, all m
+    edges). Under sync=graph the buffers and launches are made once per graph and configuration
+    (``key``) and captured into a :class:`~gcbench.algorithms.gpu.loops.Loop`."""
+    edges = edge_list(dg)
+    start, cap = (dg.n, edges.m), edge_round_cap(dg)
+    if sync == GRAPH and dg.n:
+        loops.require()
+
+        def build() -> tuple[Any, loops.DeviceRounds, loops.Loop]:
+            run = make()
+            rounds = loops.DeviceRounds(start=start, cap=cap)
+
+            def init() -> None:
+                run.restart()
+                rounds.reset()
+
+            def body(handle: int) -> None:
+                run.enqueue(rounds.gate(0))
+                rounds.step(handle)
+
+            return run.colors, rounds, loops.Loop(init, body, run.finish)
+
+        colors, rounds, loop = loops.cached(dg, (EB_FAMILY, algorithm, *key), build)
+        loop.launch()
+        kept = functools.partial(rounds.series, field=Counter.KEPT)
+        traces = _edge_traces(edges.m, removal, kept)
+        return loops.coloring(colors, rounds, algorithm=algorithm, traces=traces)
+    run = make()
+    counts = Slots(start)
+    try:
+        done, left = (
+            (0, [])
+            if dg.n == 0
+            else slots.drive(
+                lambda rnd: run.enqueue(counts.gate(rnd)),
+                counts,
+                cap=cap,
+                algorithm=algorithm,
+                colors=run.colors,
+                sync=sync,
+            )
         )
-        if not removal:
-            return rounds, {"active": [float(self.edges.m)] * rounds, "uncolored": left}, None
+    finally:
+        if run.finish is not None:
+            run.finish()
+    traces = _edge_traces(edges.m, removal, functools.partial(counts.series, field=Counter.KEPT))
+    if not removal or done == 0:
+        return Coloring(run.colors, done, traces(done, left))
 
-        def resolve(coloring: Coloring) -> None:
-            kept = self.slots.series(rounds - 1, Counter.KEPT)  # what rounds 1.. work on
-            coloring.trace["active"] = [float(self.edges.m), *kept]
+    def resolve(coloring: Coloring) -> None:  # eb-er's kept edges, read after the timed call
+        coloring.trace.update(traces(done, left))
 
-        return rounds, {"uncolored": left}, resolve
+    return Coloring(run.colors, done, {"uncolored": left}, resolve=resolve)
 
 
-def eb(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = "device") -> Coloring:
+def eb(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = GRAPH) -> Coloring:
     """EB (deveci-cmu §3.2): plain int colors and the unbounded forbidden array (deg(v) + 1
     flags per vertex, set by ForbidColors and kept, as colored vertices are final)."""
-    cp = runtime.cupy()
-    rounds = _Rounds(dg, block_size, "eb")
-    colors = runtime.uncolored(dg.n)
-    forbidden = cp.zeros(dg.nnz + dg.n, dtype=np.uint8)
-    assign = runtime.kernel(EB_FAMILY, "eb_assign")
-    detect = runtime.kernel(EB_FAMILY, "eb_detect")
-    forbid = runtime.kernel(EB_FAMILY, "eb_forbid")
-    edges = rounds.edges
+    edges = edge_list(dg)
+    vertices = launch_shape(dg.n, block_size)
     grid, block = launch_shape(edges.m, block_size)
 
-    def launch(rnd: int) -> None:
-        before, left, mirror = rounds.slots.args(rnd)
-        assign(*rounds.vertices, (np.int32(dg.n), dg.indptr, colors, forbidden, before, mirror))
-        detect(grid, block, (edges.count, edges.pairs, colors, before, left, mirror))
-        forbid(grid, block, (edges.count, edges.pairs, colors, dg.indptr, forbidden, before,
-                             mirror))  # fmt: skip
+    def make() -> _EdgeRun:
+        cp = runtime.cupy()
+        colors = runtime.uncolored(dg.n)
+        forbidden = cp.zeros(dg.nnz + dg.n, dtype=np.uint8)
+        assign = runtime.kernel(EB_FAMILY, "eb_assign")
+        detect = runtime.kernel(EB_FAMILY, "eb_detect")
+        forbid = runtime.kernel(EB_FAMILY, "eb_forbid")
 
-    iterations, trace, _ = rounds.loop(launch, colors, sync, removal=False)
-    return Coloring(colors, iterations, trace)
+        def enqueue(gate: tuple[Any, ...]) -> None:
+            assign(*vertices, (np.int32(dg.n), dg.indptr, colors, forbidden, *gate))
+            detect(grid, block, (edges.count, edges.pairs, colors, *gate))
+            forbid(grid, block, (edges.count, edges.pairs, colors, dg.indptr, forbidden, *gate))
+
+        def restart() -> None:
+            colors.fill(UNCOLORED)
+            forbidden.fill(0)
+
+        return _EdgeRun(colors, enqueue, restart)
+
+    return _edge_based(dg, "eb", make, sync, key=(block_size,))
 
 
 def _color_sets(
@@ -238,63 +353,63 @@ def _color_sets(
     paper_reset: bool = False,
 ) -> Coloring:
     """The color-set round loop shared by eb-cs, eb-tent and eb-er (one-hot colors within
-    sets of ``width``; see kernels/deveci_eb.cu). eb-er's rounds read their edge list's length
-    from the slot the last round kept it in, so the host never reads it."""
-    cp = runtime.cupy()
-    rounds = _Rounds(dg, block_size, algorithm)
+    sets of ``width``; see kernels/deveci_eb.cu). eb-er's rounds read their edge list and its
+    length from the slot the last round kept it in (the kernels pick the buffer by the pass),
+    so the host never reads it."""
     defines = {
         "GCB_EB_WIDTH": width,
         "GCB_EB_TENTATIVE": int(tentative),
         "GCB_EB_PAPER_RESET": int(paper_reset),
+        "GCB_EB_REMOVAL": int(removal),
     }
+    edges = edge_list(dg)
+    n = np.int32(dg.n)
+    vertices = launch_shape(dg.n, block_size)
+    grid, block = launch_shape(edges.m, block_size)  # grid-stride: eb-er's lists only shrink
 
     def kernel(name: str) -> Any:
         return runtime.kernel(EB_FAMILY, name, **defines)
 
-    n = np.int32(dg.n)
-    colors = cp.zeros(dg.n, dtype=np.uint32)
-    sets = cp.zeros(dg.n, dtype=np.int32)
-    vf, tv = cp.zeros(dg.n, dtype=np.uint32), cp.zeros(dg.n, dtype=np.uint32)
-    assign, detect, tent = kernel("cs_assign"), kernel("cs_detect"), kernel("tent_color")
-    forbid = kernel("cs_forbid_compact" if removal else "cs_forbid_all")
-    edges = rounds.edges
-    buffers = (cp.empty_like(edges.pairs), cp.empty_like(edges.pairs)) if removal else ()
-    grid, block = launch_shape(edges.m, block_size)  # grid-stride: eb-er's lists only shrink
+    def make() -> _EdgeRun:
+        cp = runtime.cupy()
+        colors = cp.zeros(dg.n, dtype=np.uint32)
+        sets = cp.zeros(dg.n, dtype=np.int32)
+        vf, tv = cp.zeros(dg.n, dtype=np.uint32), cp.zeros(dg.n, dtype=np.uint32)
+        out = cp.empty(dg.n, dtype=np.int32)
+        assign, detect, tent = kernel("cs_assign"), kernel("cs_detect"), kernel("tent_color")
+        forbid = kernel("cs_forbid_compact" if removal else "cs_forbid_all")
+        finish = kernel("cs_finish")
+        # the edges, then eb-er's two kept lists (all edges again where there is no removal)
+        lists = (edges.count, edges.pairs) + (
+            (cp.empty_like(edges.pairs), cp.empty_like(edges.pairs))
+            if removal
+            else (edges.pairs, edges.pairs)
+        )
 
-    def launch(rnd: int) -> None:
-        before, left, mirror = rounds.slots.args(rnd)
-        if removal:
-            count = rounds.kept(rnd)
-            pairs = edges.pairs if rnd == 0 else buffers[(rnd - 1) % 2]
-        else:
-            count, pairs = edges.count, edges.pairs
-        gate = (before, mirror)
-        assign(*rounds.vertices, (n, colors, sets, vf, tv, before, left, mirror))
-        detect(grid, block, (count, pairs, colors, sets, before, left, mirror))
-        if removal:
-            kept = buffers[rnd % 2]
-            forbid(grid, block, (count, pairs, colors, sets, vf, kept, before, left, mirror))
-            count, pairs = rounds.kept(rnd + 1), kept
-        else:
-            forbid(grid, block, (count, pairs, colors, sets, vf, *gate))
-        if tentative:
-            tent(grid, block, (count, pairs, colors, sets, vf, tv, *gate))
+        def enqueue(gate: tuple[Any, ...]) -> None:
+            assign(*vertices, (n, colors, sets, vf, tv, *gate))
+            detect(grid, block, (*lists, colors, sets, *gate))
+            if removal:
+                forbid(grid, block, (*lists, colors, sets, vf, *gate))
+            else:
+                forbid(grid, block, (edges.count, edges.pairs, colors, sets, vf, *gate))
+            if tentative:
+                tent(grid, block, (*lists, colors, sets, vf, tv, *gate))
 
-    out = cp.empty(dg.n, dtype=np.int32)
+        def restart() -> None:
+            for array in (colors, sets, vf, tv):
+                array.fill(0)
 
-    def finish() -> None:
-        kernel("cs_finish")(*rounds.vertices, (n, colors, sets, out))
+        def to_ints() -> None:
+            finish(*vertices, (n, colors, sets, out))
 
-    try:
-        iterations, trace, resolve = rounds.loop(launch, out, sync, removal=removal)
-    except RoundCapError:
-        finish()  # the error's coloring shows where it stopped
-        raise
-    finish()
-    return Coloring(out, iterations, trace, resolve=resolve)
+        return _EdgeRun(out, enqueue, restart, to_ints)
+
+    key = (block_size, width, tentative, removal, paper_reset)
+    return _edge_based(dg, algorithm, make, sync, removal=removal, key=key)
 
 
-def eb_cs(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = "device") -> Coloring:
+def eb_cs(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = GRAPH) -> Coloring:
     """EB with color sets (deveci-cmu §3.2.1): one-hot 32-bit colors within a color set,
     forbidden bitmaps filled by atomic OR; a vertex whose set is full moves to the next."""
     return _color_sets(
@@ -308,7 +423,7 @@ def eb_tent(
     block_size: int = EB_BLOCK,
     width: int = TENTATIVE_WIDTH,
     paper_reset: bool = False,
-    sync: str = "device",
+    sync: str = GRAPH,
 ) -> Coloring:
     """EB with color sets and tentative coloring (deveci-cmu §3.2.2) with the report's
     correction (appendix): a vertex with no free color always moves to its next color set.
@@ -326,7 +441,7 @@ def eb_tent(
     )
 
 
-def eb_er(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = "device") -> Coloring:
+def eb_er(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = GRAPH) -> Coloring:
     """eb-tent plus edge removal (deveci-cmu §3.2.3): each round's ForbidColors also compacts
     the edge list to the edges that can still conflict (atomic append)."""
     return _color_sets(

@@ -108,17 +108,21 @@ def appendix():
 def test_appendix_graph_terminates_with_the_correction(appendix, block_size):
     graph, prepared = appendix
     coloring = deveci.eb_tent(prepared.handle, block_size=block_size, width=2)
+    coloring.resolve(coloring)  # sync=graph: the rounds are read after the call
     colors = coloring.colors.get()
     assert validate(graph, colors).valid
     assert coloring.iterations < deveci.edge_round_cap(prepared.handle)
 
 
 @pytest.mark.gpu
-def test_appendix_graph_livelocks_without_the_correction(appendix):
+@pytest.mark.parametrize("sync", ["device", "graph"])
+def test_appendix_graph_livelocks_without_the_correction(appendix, sync):
     graph, prepared = appendix
     cap = deveci.edge_round_cap(prepared.handle)
     with pytest.raises(RoundCapError, match=f"after {cap} rounds") as caught:
-        deveci.eb_tent(prepared.handle, block_size=32, width=2, paper_reset=True)
+        coloring = deveci.eb_tent(prepared.handle, block_size=32, width=2, paper_reset=True,
+                                  sync=sync)  # fmt: skip
+        coloring.resolve(coloring)  # sync=graph raises once its rounds are read
     # as in the appendix: vertices 1 and 3 stay uncolored, both colors of set 0 forbidden
     stuck = np.flatnonzero(caught.value.coloring.get() < 0)
     assert stuck.tolist() == [1, 3]
@@ -129,6 +133,7 @@ def test_appendix_graph_livelocks_without_the_correction(appendix):
 def test_narrow_color_sets_stay_valid(on_gpu, spec):
     graph, prepared = on_gpu(spec)
     coloring = deveci.eb_tent(prepared.handle, width=2)
+    coloring.resolve(coloring)
     colors = coloring.colors.get()
     assert validate(graph, colors).valid
     assert colors.max() >= 2 or graph.n < 3  # more than one color set was used

@@ -34,6 +34,7 @@ VARIANTS: dict[str, dict[str, int | None]] = {
         "GCB_EB_WIDTH": deveci.TENTATIVE_WIDTH,
         "GCB_EB_TENTATIVE": 1,
         "GCB_EB_PAPER_RESET": 0,
+        "GCB_EB_REMOVAL": 0,
     },
     "independent_set": {"GCB_KEY_HASH": 0},
 }
@@ -134,7 +135,7 @@ def test_the_cache_key_holds_the_shared_constants_and_the_variant(monkeypatch):
 
     monkeypatch.setattr(runtime, "_module", module)
     assert runtime.kernel("ecl_gc", "ecl_low", GCB_SHORTCUTS=1, GCB_BLOCK=256) == "ecl_low"
-    runtime.kernel("deveci_vb", "vb_assign")
+    runtime.kernel("rounds", "round_step")
     (family, key), (_, plain) = keys
     assert family == "ecl_gc"
     assert dict(key) == {**runtime.shared_defines("ecl_gc"), "GCB_BLOCK": 256, "GCB_SHORTCUTS": 1}

@@ -1,6 +1,7 @@
 """``sync=graph`` (gcbench/algorithms/gpu/loops.py): where it cannot run, it says why in one
-line and what to do; where it can, the independent-set family colors through one graph launch
-(tests/algorithms/gpu/test_sync.py compares it with the host's protocols)."""
+line and what to do; where it can, the round-based families that take it default to it and
+color through one graph launch (tests/algorithms/gpu/test_sync.py compares it with the host's
+protocols)."""
 
 from __future__ import annotations
 
@@ -39,9 +40,16 @@ def test_a_driver_older_than_conditional_nodes_is_named(monkeypatch, fresh_check
     assert "12.4" in reason and "12030" in reason
 
 
-def test_the_independent_set_family_defaults_to_graph_and_the_others_cannot_take_it():
-    for name in ("jpl", "jpl-minmax", "gunrock", "cohen", "luby", "very-random"):
-        sync = algorithms.get(name).param("sync")
-        assert sync.default == "graph" and "device" in sync.choices, name
-    for name in ("vb-bit", "eb", "gm-gpu"):
-        assert "graph" not in algorithms.get(name).param("sync").choices, name
+def test_the_round_based_families_default_to_graph_where_they_take_it():
+    takes = {
+        spec.name: spec.param("sync")
+        for spec in algorithms.all_specs("gpu")
+        if any(p.name == "sync" for p in spec.params)
+    }
+    families = ("jpl", "jpl-minmax", "gunrock", "cohen", "luby", "very-random")
+    deveci = ("vb", "vb-bit", "eb", "eb-cs", "eb-tent", "eb-er")
+    for name in families + deveci:
+        assert "graph" in takes[name].choices, name
+    for name, sync in takes.items():
+        assert sync.default == ("graph" if "graph" in sync.choices else "device"), name
+        assert {"device", "batch", "round"} <= set(sync.choices), name
