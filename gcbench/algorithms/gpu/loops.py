@@ -134,6 +134,9 @@ class Loop:
         cp = runtime.cupy()
         runtime.kernel(FAMILY, "round_reset")  # compiled and loaded before any capture
         runtime.kernel(FAMILY, "round_step")
+        # the captured launches hold raw pointers: the buffers that init, body and finish
+        # reach must live as long as the graph, so the loop keeps them (and what they close over)
+        self._keep = (init, body, finish)
         self._stream = cp.cuda.Stream(non_blocking=True)
         self._graph = _ok(rt.cudaGraphCreate(0))
         self._start = _ok(rt.cudaGraphCreate(0))
