@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -134,6 +135,60 @@ def _neighbourhoods(dp: runtime.DevicePattern) -> tuple[Any, Any, Any, Any]:
     return dp.col_ptr, dp.col_rows, dp.row_ptr, dp.row_cols
 
 
+@dataclass(frozen=True)
+class Scratch:
+    """What a run uses beside its colors and worklists: the buffers (passed to a round after
+    the worklists) and ``reset``, which enqueues their values at the start of a coloring. Made
+    by each call."""
+
+    buffers: tuple[Any, ...] = ()
+    reset: Callable[[], None] = lambda: None
+
+
+# One round's launches: round(colors, worklists + scratch buffers, gate, items), where gate is
+# the pass arguments (at, p, passes, before, left, mirror: Slots.gate, DeviceRounds.gate) and
+# items a bound on the worklist's length that sizes the grids of the worklist kernels.
+Round = Callable[[Any, tuple[Any, ...], tuple[Any, ...], int], None]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How ``algorithm`` runs a coloring: its round, its ``lists`` worklists of n columns (the
+    first holds every column at the start), its scratch, and what becomes of the partial colors
+    when the round cap stops it (``capped``, in place; nothing by default)."""
+
+    algorithm: str
+    lists: int
+    round: Round
+    scratch: Callable[[], Scratch] = Scratch
+    capped: Callable[[Any], None] | None = None
+
+
+def _host(plan: Plan, n: int, sync: str) -> Callable[[], Coloring]:
+    """The call under a host protocol (:func:`~gcbench.algorithms.gpu.slots.drive`): each call
+    allocates its buffers; round ``rnd``'s worklist grids cover the smallest worklist the host
+    has learned so far (worklists never grow)."""
+
+    def call() -> Coloring:
+        colors, lists = _start(n, plan.lists)
+        scratch = plan.scratch()
+        scratch.reset()
+        counts = Slots((n, 0))
+        buffers = (*lists, *scratch.buffers)
+
+        def launch(rnd: int) -> None:
+            plan.round(colors, buffers, counts.gate(rnd), counts.smallest(n))
+
+        try:
+            return _rounds(launch, counts, plan.algorithm, colors, sync)
+        except RoundCapError:
+            if plan.capped is not None:
+                plan.capped(colors)
+            raise
+
+    return call
+
+
 # ------------------------------------------------------------------------------------ vb-bit
 
 
@@ -142,28 +197,20 @@ def bind_vb_bit(
 ) -> Callable[[], Coloring]:
     """vb-bit as a call with no arguments (the memory check and kernel look-ups made now). A
     round: ``vb_color`` over the worklist, ``vb_detect`` uncolors the losers and lists them
-    (kernels/distance2.cu)."""
+    (kernels/distance2.cu); the two worklists swap roles by the round's parity, on the device."""
     _require(dp, "vb-bit")
     color, detect = (runtime.kernel(FAMILY, name) for name in ("vb_color", "vb_detect"))
     scan = _neighbourhoods(dp)
     n = dp.n
     wide, shared = wide_window(block_size)
 
-    def call() -> Coloring:
-        colors, lists = _start(n, 2)
-        counts = Slots((n, 0))
+    def round_(colors: Any, lists: tuple[Any, ...], gate: tuple[Any, ...], items: int) -> None:
+        grid, block = launch_shape(items, block_size)
+        color(grid, block, (*lists, *scan, colors, np.int32(n), np.int32(wide), *gate),
+              shared_mem=shared)  # fmt: skip
+        detect(grid, block, (*lists, *scan, colors, *gate))
 
-        def launch(rnd: int) -> None:
-            before, left, mirror = counts.args(rnd)
-            current, following = lists[rnd % 2], lists[1 - rnd % 2]
-            grid, block = launch_shape(counts.smallest(n), block_size)
-            color(grid, block, (current, *scan, colors, np.int32(n), np.int32(wide), before,
-                                mirror), shared_mem=shared)  # fmt: skip
-            detect(grid, block, (current, *scan, colors, following, before, left, mirror))
-
-        return _rounds(launch, counts, "vb-bit", colors, sync)
-
-    return call
+    return _host(Plan("vb-bit", 2, round_), dp.n, sync)
 
 
 def vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "device") -> Coloring:
@@ -173,6 +220,27 @@ def vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "d
 
 
 # ------------------------------------------------------------------------------------ nb-bit
+
+
+def _nb_scratch(dp: runtime.DevicePattern) -> Scratch:
+    """nb-bit's 64-bit row masks and its state (the two counts, then the worklist's length
+    n, the window 0 and the roles of the three lists: worklist 0, next 1, deferred 2)."""
+    cp = runtime.cupy()
+    forbidden = cp.empty(dp.n_rows, dtype=np.uint64)
+    state = cp.empty(len(Slot) + len(State), dtype=np.int32)
+
+    def reset() -> None:
+        state.fill(0)
+        state[State.COUNT : State.COUNT + 1].fill(dp.n)
+        state[State.FOLLOWING : State.FOLLOWING + 1].fill(1)
+        state[State.WAITING : State.WAITING + 1].fill(2)
+
+    return Scratch((forbidden, state), reset)
+
+
+def _undefer(colors: Any) -> None:
+    """A deferred column is an uncolored one (the partial colors of a capped nb-bit run)."""
+    runtime.cupy().maximum(colors, UNCOLORED, out=colors)
 
 
 def bind_nb_bit(
@@ -188,36 +256,20 @@ def bind_nb_bit(
         runtime.kernel(FAMILY, name)
         for name in ("nb_refresh", "nb_color", "nb_conflicts", "nb_compact", "nb_advance")
     )
-    n, n_rows = dp.n, np.int32(dp.n_rows)
+    n_rows = np.int32(dp.n_rows)
     rows = launch_shape(dp.n_rows, block_size)
 
-    def call() -> Coloring:
-        cp = runtime.cupy()
-        colors, lists = _start(n, 3)  # worklist, next worklist, deferred
-        forbidden = cp.empty(dp.n_rows, dtype=np.uint64)
-        state = cp.zeros(len(Slot) + len(State), dtype=np.int32)
-        state[State.COUNT : State.COUNT + 1].fill(n)
-        state[State.FOLLOWING : State.FOLLOWING + 1].fill(1)
-        state[State.WAITING : State.WAITING + 1].fill(2)
-        counts = Slots((n, 0))  # what is uncolored (retried or deferred) after each round
+    def round_(colors: Any, lists: tuple[Any, ...], gate: tuple[Any, ...], items: int) -> None:
+        *worklists, forbidden, state = lists  # worklist, next worklist, deferred (by state)
+        columns = launch_shape(items, block_size)
+        refresh(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, state, forbidden, *gate))
+        color(*columns, (*worklists, dp.col_ptr, dp.col_rows, colors, state, forbidden, *gate))
+        conflicts(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, state, *gate))
+        compact(*columns, (*worklists, colors, state, *gate))
+        advance((1,), (WARP,), (state, *gate))
 
-        def launch(rnd: int) -> None:
-            before, left, mirror = counts.args(rnd)
-            gate = (before, mirror)
-            columns = launch_shape(counts.smallest(n), block_size)
-            refresh(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, state, forbidden, *gate))
-            color(*columns, (*lists, dp.col_ptr, dp.col_rows, colors, state, forbidden, *gate))
-            conflicts(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, state, *gate))
-            compact(*columns, (*lists, colors, state, *gate))
-            advance((1,), (WARP,), (state, before, left, mirror))
-
-        try:
-            return _rounds(launch, counts, "nb-bit", colors, sync)
-        except RoundCapError:
-            cp.maximum(colors, UNCOLORED, out=colors)  # a deferred column is an uncolored one
-            raise
-
-    return call
+    plan = Plan("nb-bit", 3, round_, lambda: _nb_scratch(dp), _undefer)
+    return _host(plan, dp.n, sync)
 
 
 def nb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "device") -> Coloring:
@@ -240,6 +292,12 @@ def ranks(dp: runtime.DevicePattern, order: str) -> Any:
     )
 
 
+def _jp_scratch(n: int) -> Scratch:
+    """jp-d2's waits: the neighbour each waiting column waits for, -1 (none yet) at the start."""
+    waits = runtime.cupy().empty(n, dtype=np.int32)
+    return Scratch((waits,), lambda: waits.fill(-1))
+
+
 def bind_jp_d2(
     dp: runtime.DevicePattern,
     *,
@@ -249,7 +307,8 @@ def bind_jp_d2(
 ) -> Callable[[], Coloring]:
     """jp-d2 as a call with no arguments: the order's ranks are built and uploaded here, once
     per pattern and order (the spec's setup does not know the order), outside the timed call;
-    with ``count_setup`` they are inside it. A round is one ``jp_round``."""
+    with ``count_setup`` they are inside it. A round is one ``jp_round``; its two worklists
+    swap roles by the round's parity, on the device."""
     uploaded = f"{RANK_KEY} {order}" in dp.extras
     _require(dp, "jp-d2", 0 if uploaded else RANK_BYTES * dp.n)
     rank = ranks(dp, order)
@@ -258,22 +317,14 @@ def bind_jp_d2(
     n = dp.n
     wide, shared = wide_window(block_size)
 
-    def call() -> Coloring:
-        colors, lists = _start(n, 2)
-        waits = runtime.cupy().full(n, -1, dtype=np.int32)  # no column waits for one yet
-        counts = Slots((n, 0))
+    def round_(colors: Any, lists: tuple[Any, ...], gate: tuple[Any, ...], items: int) -> None:
+        *worklists, waits = lists
+        grid, block = launch_shape(items, block_size)
+        kernel(grid, block, (*worklists, *scan, rank, colors, waits, np.int32(n),
+                             np.int32(wide), *gate), shared_mem=shared)  # fmt: skip
 
-        def launch(rnd: int) -> None:
-            before, left, mirror = counts.args(rnd)
-            current, following = lists[rnd % 2], lists[1 - rnd % 2]
-            grid, block = launch_shape(counts.smallest(n), block_size)
-            kernel(grid, block, (current, *scan, rank, colors, waits, np.int32(n),
-                                 np.int32(wide), following, before, left, mirror),
-                   shared_mem=shared)  # fmt: skip
-
-        return _rounds(launch, counts, "jp-d2", colors, sync)
-
-    return call
+    plan = Plan("jp-d2", 2, round_, lambda: _jp_scratch(n))
+    return _host(plan, dp.n, sync)
 
 
 def jp_d2(
