@@ -199,6 +199,18 @@ def _host(plan: Plan, n: int, sync: str) -> Callable[[], Coloring]:
     return call
 
 
+@dataclass(frozen=True)
+class _Workspace:
+    """A captured loop and every buffer it writes: the graph holds their addresses, not the
+    arrays, so they are kept together, as long as the loop or a call that launches it, and
+    CuPy's pool never hands their memory to another array."""
+
+    colors: Any
+    rounds: loops.DeviceRounds
+    loop: loops.Loop
+    buffers: tuple[Any, ...]
+
+
 def _graph(
     dp: runtime.DevicePattern, plan: Plan, config: tuple[Any, ...]
 ) -> Callable[[], Coloring]:
@@ -213,11 +225,12 @@ def _graph(
     columns = runtime.kernel(FAMILY, "d2_columns")
     every = launch_shape(n, BLOCK)  # (the device's size is looked up before any capture)
 
-    def build() -> tuple[Any, loops.DeviceRounds, loops.Loop]:
+    def build() -> _Workspace:
         cp = runtime.cupy()
-        colors = cp.empty(n, dtype=np.int32)
+        colors = runtime.uncolored(n)  # (CuPy's fill kernels are loaded before any capture)
         lists = [cp.empty(n, dtype=np.int32) for _ in range(plan.lists)]
         scratch = plan.scratch()
+        scratch.reset()  # likewise
         rounds = loops.DeviceRounds(start=(n,), cap=round_cap(plan.algorithm, n))
         buffers = (*lists, *scratch.buffers)
 
@@ -231,14 +244,14 @@ def _graph(
             plan.round(colors, buffers, rounds.gate(0), n)
             rounds.step(handle)
 
-        return colors, rounds, loops.Loop(init, body)
+        return _Workspace(colors, rounds, loops.Loop(init, body), buffers)
 
     key = (FAMILY, plan.algorithm, round_cap(plan.algorithm, n), *config)
-    colors, rounds, loop = loops.cached(dp, key, build)
+    kept = loops.cached(dp, key, build)
 
     def call() -> Coloring:
-        loop.launch()
-        coloring = loops.coloring(colors, rounds, algorithm=plan.algorithm)
+        kept.loop.launch()
+        coloring = loops.coloring(kept.colors, kept.rounds, algorithm=plan.algorithm)
         if plan.capped is None:
             return coloring
         resolve = coloring.resolve
