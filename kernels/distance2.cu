@@ -5,9 +5,14 @@
 // the pattern of A + I, so distance-1 neighbours are among them: kokkos-kernels issue #624).
 // Colors are int, GCB_UNCOLORED (-1) uncolored. Every kernel is a grid-stride loop over whole
 // warps (d2_each), so a launch's block size must be a multiple of 32, and every loop is bounded
-// by a CSR range or by the n_cols colors a column can ever need. A round's kernels are gated by
-// its slot (`before`, what the last round left: gcb_open in common.cuh); a worklist's length is
-// read on the device, never by the host.
+// by a CSR range or by the n_cols colors a column can ever need. A round's kernels take the pass
+// arguments (at, p, passes, before, left, mirror), find their pass and its slots with gcb_locate
+// and are gated by gcb_open (common.cuh): under the host's protocols the host names the round,
+// under sync=graph one captured round serves every round of a CUDA graph's WHILE loop and the
+// round comes from the device's counter. So nothing a round does may differ per round on the
+// host side: a worklist's length is read on the device (the slot, or nb-bit's state), the two
+// worklists of vb-bit and jp-d2 swap roles by the round's parity (d2_lists), and the launches
+// are grid-stride loops whose grid need not fit the worklist.
 #include "common.cuh"
 
 // What gcbench/algorithms/gpu/distance2.py shares with these kernels (its WIDTH and Slot), passed
@@ -47,6 +52,24 @@ static_assert(GCB_D2_WIDTH == 64, "a color window is one 64-bit forbidden mask")
 // nb-bit: the column found no free color in the current window and waits for the next one.
 #define GCB_D2_DEFERRED (-2)
 static_assert(GCB_D2_DEFERRED < GCB_UNCOLORED, "distance2.py turns DEFERRED into UNCOLORED by max");
+
+// vb-bit's and jp-d2's two worklists: round p works through `list` and appends the columns it
+// leaves to `next`; they swap roles every round (p's parity), list0 holding round 0's worklist.
+struct d2_lists {
+    const int* list;
+    int* next;
+    __device__ d2_lists(const int p, int* list0, int* list1)
+        : list((p & 1) ? list1 : list0), next((p & 1) ? list0 : list1)
+    {
+    }
+};
+
+// Every column as a worklist, 0 .. n - 1 in `list` (the start of a coloring under sync=graph,
+// which must not allocate: the host's protocols take a fresh cp.arange).
+extern "C" __global__ void d2_columns(const int n, int* __restrict__ list)
+{
+    for (int i = gcb_tid(); i < n; i += gcb_stride()) list[i] = i;
+}
 
 typedef unsigned long long d2_mask;
 
@@ -241,19 +264,21 @@ __device__ __forceinline__ bool d2_row_is_long(const int r, const int* __restric
 // and every worklist column read its color, so a conflict joins two columns of this round, and
 // the smallest colored column of the round keeps its color: each round fixes one color at least.
 
-// Speculative coloring of the worklist (its length: before[0]).
-extern "C" __global__ void vb_color(const int* __restrict__ list, const int* __restrict__ col_ptr,
+// Speculative coloring of the round's worklist (d2_lists; its length: the slot before it).
+extern "C" __global__ void vb_color(int* list0, int* list1, const int* __restrict__ col_ptr,
                                     const int* __restrict__ col_rows,
                                     const int* __restrict__ row_ptr,
                                     const int* __restrict__ row_cols, int* colors, const int n_cols,
-                                    const int wide, const int* __restrict__ before,
-                                    int* __restrict__ mirror)
+                                    const int wide, const int* at, const int p, const int passes,
+                                    const int* before, int* left, int* mirror)
 {
     extern __shared__ unsigned int d2_shared[];  // one wide window per warp
-    if (!gcb_open(before, mirror)) return;
-    const int count = before[0];
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const int count = here.before[0];
+    const d2_lists lists(here.p, list0, list1);
     d2_each(
-        count, list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
+        count, lists.list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
         [&](int c) {
             for (int base = 0; base < n_cols; base += GCB_D2_WIDTH) {
                 d2_mask used = 0;
@@ -288,18 +313,20 @@ extern "C" __global__ void vb_color(const int* __restrict__ list, const int* __r
 
 // Conflict detection: a worklist column sharing its color with a smaller distance-2 neighbour
 // is uncolored; the uncolored worklist columns (and any that found no window) form the next
-// worklist, by warp-aggregated atomic append; its length to the next slot.
-extern "C" __global__ void vb_detect(const int* __restrict__ list, const int* __restrict__ col_ptr,
+// worklist (d2_lists), by warp-aggregated atomic append; its length to the next slot.
+extern "C" __global__ void vb_detect(int* list0, int* list1, const int* __restrict__ col_ptr,
                                      const int* __restrict__ col_rows,
                                      const int* __restrict__ row_ptr,
-                                     const int* __restrict__ row_cols, int* colors,
-                                     int* __restrict__ next, const int* __restrict__ before,
-                                     int* __restrict__ left, int* __restrict__ mirror)
+                                     const int* __restrict__ row_cols, int* colors, const int* at,
+                                     const int p, const int passes, const int* before, int* left,
+                                     int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
-    const int count = before[0];
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const int count = here.before[0];
+    const d2_lists lists(here.p, list0, list1);
     d2_each(
-        count, list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
+        count, lists.list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
         [&](int c) {
             const int mine = colors[c];
             if (mine < 0) return true;
@@ -320,7 +347,7 @@ extern "C" __global__ void vb_detect(const int* __restrict__ list, const int* __
             if (lost && owner) colors[c] = GCB_UNCOLORED;
             return lost;
         },
-        [&](int c, bool again) { gcb_append(next, left, again, c); });
+        [&](int c, bool again) { gcb_append(lists.next, here.left, again, c); });
 }
 
 // ------------------------------------------------------------------------------------ nb-bit
@@ -360,9 +387,11 @@ extern "C" __global__ void nb_refresh(const int n_rows, const int* __restrict__ 
                                       const int* __restrict__ colors,
                                       const int* __restrict__ state,
                                       d2_mask* __restrict__ forbidden,
-                                      const int* __restrict__ before, int* __restrict__ mirror)
+                                      const int* at, const int p, const int passes,
+                                      const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
     const int base = state[GCB_D2_S_BASE];
     d2_each(
         n_rows, nullptr, [&](int r) { return d2_row_is_long(r, row_ptr); },
@@ -391,9 +420,11 @@ extern "C" __global__ void nb_color(int* lists0, int* lists1, int* lists2,
                                     const int* __restrict__ col_ptr,
                                     const int* __restrict__ col_rows, int* __restrict__ colors,
                                     const int* __restrict__ state, d2_mask* forbidden,
-                                    const int* __restrict__ before, int* __restrict__ mirror)
+                                    const int* at, const int p, const int passes,
+                                    const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
     const int count = state[GCB_D2_S_COUNT], base = state[GCB_D2_S_BASE];
     const int* list = nb_list(state, GCB_D2_S_CURRENT, lists0, lists1, lists2);
     d2_each(
@@ -437,9 +468,11 @@ extern "C" __global__ void nb_color(int* lists0, int* lists1, int* lists2,
 extern "C" __global__ void nb_conflicts(const int n_rows, const int* __restrict__ row_ptr,
                                         const int* __restrict__ row_cols, int* colors,
                                         const int* __restrict__ state,
-                                        const int* __restrict__ before, int* __restrict__ mirror)
+                                        const int* at, const int p, const int passes,
+                                        const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
     const int base = state[GCB_D2_S_BASE];
     d2_each(
         n_rows, nullptr, [&](int r) { return d2_row_is_long(r, row_ptr); },
@@ -478,9 +511,11 @@ extern "C" __global__ void nb_conflicts(const int n_rows, const int* __restrict_
 // `deferred` (the next window's worklist, which grows over the window's rounds).
 extern "C" __global__ void nb_compact(int* lists0, int* lists1, int* lists2,
                                       const int* __restrict__ colors, int* __restrict__ state,
-                                      const int* __restrict__ before, int* __restrict__ mirror)
+                                      const int* at, const int p, const int passes,
+                                      const int* before, int* left, int* mirror)
 {
-    if (!gcb_open(before, mirror)) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
     const int count = state[GCB_D2_S_COUNT];
     const int* list = nb_list(state, GCB_D2_S_CURRENT, lists0, lists1, lists2);
     int* next = nb_list(state, GCB_D2_S_FOLLOWING, lists0, lists1, lists2);
@@ -496,12 +531,14 @@ extern "C" __global__ void nb_compact(int* lists0, int* lists1, int* lists2,
 // The end of a round, one thread: what it left (retry + waiting) to the next slot, then the next
 // round's worklist: the columns to retry in this window, else the deferred ones in the next window
 // (the old worklist becomes the deferred list), else nothing.
-extern "C" __global__ void nb_advance(int* __restrict__ state, const int* __restrict__ before,
-                                      int* __restrict__ left, int* __restrict__ mirror)
+extern "C" __global__ void nb_advance(int* __restrict__ state, const int* at, const int p,
+                                      const int passes, const int* before, int* left,
+                                      int* mirror)
 {
-    if (!gcb_open(before, mirror) || gcb_tid() != 0) return;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror) || gcb_tid() != 0) return;
     const int retry = state[GCB_D2_C_NEXT], waiting = state[GCB_D2_C_DEFERRED];
-    left[0] = retry + waiting;
+    here.left[0] = retry + waiting;
     const int current = state[GCB_D2_S_CURRENT];
     if (retry) {
         state[GCB_D2_S_CURRENT] = state[GCB_D2_S_FOLLOWING];
@@ -526,7 +563,8 @@ extern "C" __global__ void nb_advance(int* __restrict__ state, const int* __rest
 // serial greedy in rank order, column for column (gcbench/algorithms/cpu/greedy_d2.py). A full
 // window stays full as colors are only added, so a column that moved its window past one would
 // find it full in the serial order too. The lowest-ranked uncolored column colors in every
-// round. Appends the waiting columns to `next` (its length to the next slot: left[0]).
+// round. Appends the waiting columns to the next worklist (d2_lists; its length to the next
+// slot).
 //
 // Only the lower-ranked neighbours are read: their colors are c's forbidden set and their
 // being uncolored is c's wait; a higher-ranked neighbour is uncolored while c is, and is not
@@ -542,24 +580,25 @@ extern "C" __global__ void nb_advance(int* __restrict__ state, const int* __rest
 // memory each waiting column of it would scan its whole neighbourhood every one of them.
 
 
-extern "C" __global__ void jp_round(const int* __restrict__ list, const int* __restrict__ col_ptr,
+extern "C" __global__ void jp_round(int* list0, int* list1, const int* __restrict__ col_ptr,
                                     const int* __restrict__ col_rows,
                                     const int* __restrict__ row_ptr,
                                     const int* __restrict__ row_cols, const int* __restrict__ rank,
                                     int* colors, int* __restrict__ waits, const int n_cols,
-                                    const int wide, int* __restrict__ next,
-                                    const int* __restrict__ before, int* __restrict__ left,
-                                    int* __restrict__ mirror)
+                                    const int wide, const int* at, const int p, const int passes,
+                                    const int* before, int* left, int* mirror)
 {
     extern __shared__ unsigned int d2_shared[];  // one wide window per warp
-    if (!gcb_open(before, mirror)) return;
-    const int count = before[0];
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const int count = here.before[0];
+    const d2_lists lists(here.p, list0, list1);
     const auto still_waits = [&](int c) {
         const int b = waits[c];
         return b >= 0 && colors[b] < 0;
     };
     d2_each(
-        count, list,
+        count, lists.list,
         [&](int c) { return !still_waits(c) && d2_heavy(c, col_ptr, col_rows, row_ptr); },
         [&](int c) {
             // a heavy column whose blocker colored since the check above waits one more
@@ -618,7 +657,7 @@ extern "C" __global__ void jp_round(const int* __restrict__ list, const int* __r
             }
             return true;
         },
-        [&](int c, bool again) { gcb_append(next, left, again, c); });
+        [&](int c, bool again) { gcb_append(lists.next, here.left, again, c); });
 }
 
 // ---------------------------------------------------------------------------------- validation

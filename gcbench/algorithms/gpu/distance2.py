@@ -17,11 +17,15 @@ its rows, reached through the two CSR views, never through a squared graph.
   :data:`~gcbench.algorithms.priority.PATTERN_ORDERS`; deterministic, its colors equal the
   serial greedy's in the same order (``greedy`` with ``order``) column for column.
 
-The rounds run under the host protocol ``sync`` (:func:`gcbench.algorithms.gpu.slots.drive`;
-docs/decisions.md, "Rounds without the host"), the worklists' lengths on the device
-(``trace["active"]``: the columns left after each round); the rounds are bounded
-(:func:`round_cap`, RoundCapError with the partial colors). The scratch a run
-allocates is estimated against the free device memory in ``bind`` first (``oom`` in one line).
+The rounds run under ``sync`` (docs/decisions.md, "Rounds without the host"): by default
+(``graph``) a coloring is one CUDA graph whose WHILE node repeats one captured round
+(:mod:`gcbench.algorithms.gpu.loops`; the buffers and the capture are made in ``bind``, once
+per pattern and configuration), or a host protocol
+(:func:`gcbench.algorithms.gpu.slots.drive`). Either way the kernels find their round and its
+slot with ``gcb_locate`` and read the worklists' lengths on the device (``trace["active"]``:
+the columns left after each round); the rounds are bounded (:func:`round_cap`, RoundCapError
+with the partial colors). The scratch a run allocates is estimated against the free device
+memory in ``bind`` first (``oom`` in one line).
 Decisions and the progress arguments: docs/distance2.md and the comments of the kernel file.
 """
 
@@ -29,15 +33,18 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from gcbench.algorithms import priority
-from gcbench.algorithms.gpu import runtime, slots
+from gcbench.algorithms.gpu import loops, runtime, slots
 from gcbench.algorithms.gpu.deveci import launch_shape
-from gcbench.algorithms.gpu.slots import SYNC, Slots
+from gcbench.algorithms.gpu.slots import SYNC_GRAPH as SYNC
+from gcbench.algorithms.gpu.slots import Slots
 from gcbench.algorithms.registry import UNCOLORED, WARP, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.rounds import GRAPH
 from gcbench.errors import RoundCapError
 
 FAMILY = "distance2"
@@ -106,10 +113,14 @@ def round_cap(algorithm: str, n_cols: int) -> int:
     return (2 if algorithm == "nb-bit" else 1) * n_cols + 1
 
 
-def _require(dp: runtime.DevicePattern, algorithm: str, extra_bytes: int = 0) -> None:
+def _require(dp: runtime.DevicePattern, algorithm: str, sync: str, extra_bytes: int = 0) -> None:
+    """Refuse a run, in one line, before anything is compiled or allocated: scratch that does
+    not fit, or ``sync=graph`` where conditional graph nodes cannot run."""
     per_column, per_row = SCRATCH[algorithm]
     needed = per_column * dp.n + per_row * dp.n_rows + extra_bytes
     runtime.require_device(needed, f"{algorithm} on {dp.name}")
+    if sync == GRAPH and dp.n:
+        loops.require()
 
 
 def _rounds(
@@ -134,39 +145,166 @@ def _neighbourhoods(dp: runtime.DevicePattern) -> tuple[Any, Any, Any, Any]:
     return dp.col_ptr, dp.col_rows, dp.row_ptr, dp.row_cols
 
 
+@dataclass(frozen=True)
+class Scratch:
+    """What a run uses beside its colors and worklists: the buffers (passed to a round after
+    the worklists) and ``reset``, which enqueues their values at the start of a coloring. Made
+    by each call of a host protocol, once per pattern and configuration under graph."""
+
+    buffers: tuple[Any, ...] = ()
+    reset: Callable[[], None] = lambda: None
+
+
+# One round's launches: round(colors, worklists + scratch buffers, gate, items), where gate is
+# the pass arguments (at, p, passes, before, left, mirror: Slots.gate, DeviceRounds.gate) and
+# items a bound on the worklist's length that sizes the grids of the worklist kernels.
+Round = Callable[[Any, tuple[Any, ...], tuple[Any, ...], int], None]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How ``algorithm`` runs a coloring: its round, its ``lists`` worklists of n columns (the
+    first holds every column at the start), its scratch, and what becomes of the partial colors
+    when the round cap stops it (``capped``, in place; nothing by default)."""
+
+    algorithm: str
+    lists: int
+    round: Round
+    scratch: Callable[[], Scratch] = Scratch
+    capped: Callable[[Any], None] | None = None
+
+
+def _host(plan: Plan, n: int, sync: str) -> Callable[[], Coloring]:
+    """The call under a host protocol (:func:`~gcbench.algorithms.gpu.slots.drive`): each call
+    allocates its buffers; round ``rnd``'s worklist grids cover the smallest worklist the host
+    has learned so far (worklists never grow)."""
+
+    def call() -> Coloring:
+        colors, lists = _start(n, plan.lists)
+        scratch = plan.scratch()
+        scratch.reset()
+        counts = Slots((n, 0))
+        buffers = (*lists, *scratch.buffers)
+
+        def launch(rnd: int) -> None:
+            plan.round(colors, buffers, counts.gate(rnd), counts.smallest(n))
+
+        try:
+            return _rounds(launch, counts, plan.algorithm, colors, sync)
+        except RoundCapError:
+            if plan.capped is not None:
+                plan.capped(colors)
+            raise
+
+    return call
+
+
+@dataclass(frozen=True)
+class _Workspace:
+    """A captured loop and every buffer it writes: the graph holds their addresses, not the
+    arrays, so they are kept together, as long as the loop or a call that launches it, and
+    CuPy's pool never hands their memory to another array."""
+
+    colors: Any
+    rounds: loops.DeviceRounds
+    loop: loops.Loop
+    buffers: tuple[Any, ...]
+
+
+def _graph(
+    dp: runtime.DevicePattern, plan: Plan, config: tuple[Any, ...]
+) -> Callable[[], Coloring]:
+    """The call under ``sync=graph``: one launch of a CUDA graph whose WHILE node repeats one
+    captured round (:mod:`gcbench.algorithms.gpu.loops`), with no read; the rounds, the trace
+    and the cap are read after the call (the Coloring's ``resolve``). The buffers and the
+    capture are made now, once per pattern and configuration (``config``); a coloring starts by
+    refilling them (colors uncolored, the first worklist every column, the scratch's reset, the
+    round counter). One captured round serves every round, so its grids cover every column
+    and its kernels find the round, its slot and its worklist on the device."""
+    n = dp.n
+    columns = runtime.kernel(FAMILY, "d2_columns")
+    every = launch_shape(n, BLOCK)  # (the device's size is looked up before any capture)
+
+    def build() -> _Workspace:
+        cp = runtime.cupy()
+        colors = runtime.uncolored(n)  # (CuPy's fill kernels are loaded before any capture)
+        lists = [cp.empty(n, dtype=np.int32) for _ in range(plan.lists)]
+        scratch = plan.scratch()
+        scratch.reset()  # likewise
+        rounds = loops.DeviceRounds(start=(n,), cap=round_cap(plan.algorithm, n))
+        buffers = (*lists, *scratch.buffers)
+
+        def init() -> None:
+            colors.fill(UNCOLORED)
+            columns(*every, (np.int32(n), lists[0]))
+            scratch.reset()
+            rounds.reset()
+
+        def body(handle: int) -> None:
+            plan.round(colors, buffers, rounds.gate(0), n)
+            rounds.step(handle)
+
+        return _Workspace(colors, rounds, loops.Loop(init, body), buffers)
+
+    key = (FAMILY, plan.algorithm, round_cap(plan.algorithm, n), *config)
+    kept = loops.cached(dp, key, build)
+
+    def call() -> Coloring:
+        kept.loop.launch()
+        coloring = loops.coloring(kept.colors, kept.rounds, algorithm=plan.algorithm)
+        if plan.capped is None:
+            return coloring
+        resolve = coloring.resolve
+
+        def capped(final: Coloring) -> None:
+            try:
+                resolve(final)
+            except RoundCapError as err:
+                plan.capped(err.coloring)  # the copy the Coloring hands out
+                raise
+
+        coloring.resolve = capped
+        return coloring
+
+    return call
+
+
+def _bound(
+    dp: runtime.DevicePattern, plan: Plan, sync: str, config: tuple[Any, ...]
+) -> Callable[[], Coloring]:
+    """``plan``'s call under ``sync``: :func:`_graph` (``config``: what else its capture
+    depends on) or :func:`_host`. A pattern without columns takes no round, so it needs no graph."""
+    if sync == GRAPH and dp.n:
+        return _graph(dp, plan, config)
+    return _host(plan, dp.n, sync)
+
+
 # ------------------------------------------------------------------------------------ vb-bit
 
 
 def bind_vb_bit(
-    dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "device"
+    dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = GRAPH
 ) -> Callable[[], Coloring]:
-    """vb-bit as a call with no arguments (the memory check and kernel look-ups made now). A
-    round: ``vb_color`` over the worklist, ``vb_detect`` uncolors the losers and lists them
-    (kernels/distance2.cu)."""
-    _require(dp, "vb-bit")
+    """vb-bit as a call with no arguments (the memory check and kernel look-ups made now; under
+    graph the buffers and the capture too). A round: ``vb_color`` over the worklist,
+    ``vb_detect`` uncolors the losers and lists them (kernels/distance2.cu); the two worklists
+    swap roles by the round's parity, on the device."""
+    _require(dp, "vb-bit", sync)
     color, detect = (runtime.kernel(FAMILY, name) for name in ("vb_color", "vb_detect"))
     scan = _neighbourhoods(dp)
     n = dp.n
     wide, shared = wide_window(block_size)
 
-    def call() -> Coloring:
-        colors, lists = _start(n, 2)
-        counts = Slots((n, 0))
+    def round_(colors: Any, lists: tuple[Any, ...], gate: tuple[Any, ...], items: int) -> None:
+        grid, block = launch_shape(items, block_size)
+        color(grid, block, (*lists, *scan, colors, np.int32(n), np.int32(wide), *gate),
+              shared_mem=shared)  # fmt: skip
+        detect(grid, block, (*lists, *scan, colors, *gate))
 
-        def launch(rnd: int) -> None:
-            before, left, mirror = counts.args(rnd)
-            current, following = lists[rnd % 2], lists[1 - rnd % 2]
-            grid, block = launch_shape(counts.smallest(n), block_size)
-            color(grid, block, (current, *scan, colors, np.int32(n), np.int32(wide), before,
-                                mirror), shared_mem=shared)  # fmt: skip
-            detect(grid, block, (current, *scan, colors, following, before, left, mirror))
-
-        return _rounds(launch, counts, "vb-bit", colors, sync)
-
-    return call
+    return _bound(dp, Plan("vb-bit", 2, round_), sync, (block_size, wide))
 
 
-def vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "device") -> Coloring:
+def vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = GRAPH) -> Coloring:
     """Speculative vertex-based distance-2 coloring with 64-color forbidden bitmaps (Deveci
     et al., IPDPS 2016, §3.1.2; Kokkos Kernels' D2 VB_BIT); ``iterations`` = rounds."""
     return bind_vb_bit(dp, block_size=block_size, sync=sync)()
@@ -175,52 +313,57 @@ def vb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "d
 # ------------------------------------------------------------------------------------ nb-bit
 
 
+def _nb_scratch(dp: runtime.DevicePattern) -> Scratch:
+    """nb-bit's 64-bit row masks and its state (the two counts, then the worklist's length
+    n, the window 0 and the roles of the three lists: worklist 0, next 1, deferred 2)."""
+    cp = runtime.cupy()
+    forbidden = cp.empty(dp.n_rows, dtype=np.uint64)
+    state = cp.empty(len(Slot) + len(State), dtype=np.int32)
+
+    def reset() -> None:
+        state.fill(0)
+        state[State.COUNT : State.COUNT + 1].fill(dp.n)
+        state[State.FOLLOWING : State.FOLLOWING + 1].fill(1)
+        state[State.WAITING : State.WAITING + 1].fill(2)
+
+    return Scratch((forbidden, state), reset)
+
+
+def _undefer(colors: Any) -> None:
+    """A deferred column is an uncolored one (the partial colors of a capped nb-bit run)."""
+    runtime.cupy().maximum(colors, UNCOLORED, out=colors)
+
+
 def bind_nb_bit(
-    dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "device"
+    dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = GRAPH
 ) -> Callable[[], Coloring]:
     """nb-bit as a call with no arguments. A round: ``nb_refresh`` (the rows' masks of the
     window), ``nb_color`` (the worklist), ``nb_conflicts`` (each row once), ``nb_compact``
     (the next worklist and the deferred list), ``nb_advance`` (the next round's worklist and
     window, on the device). When a window's worklist is empty the deferred columns become the
     worklist of the next window."""
-    _require(dp, "nb-bit")
+    _require(dp, "nb-bit", sync)
     refresh, color, conflicts, compact, advance = (
         runtime.kernel(FAMILY, name)
         for name in ("nb_refresh", "nb_color", "nb_conflicts", "nb_compact", "nb_advance")
     )
-    n, n_rows = dp.n, np.int32(dp.n_rows)
+    n_rows = np.int32(dp.n_rows)
     rows = launch_shape(dp.n_rows, block_size)
 
-    def call() -> Coloring:
-        cp = runtime.cupy()
-        colors, lists = _start(n, 3)  # worklist, next worklist, deferred
-        forbidden = cp.empty(dp.n_rows, dtype=np.uint64)
-        state = cp.zeros(len(Slot) + len(State), dtype=np.int32)
-        state[State.COUNT : State.COUNT + 1].fill(n)
-        state[State.FOLLOWING : State.FOLLOWING + 1].fill(1)
-        state[State.WAITING : State.WAITING + 1].fill(2)
-        counts = Slots((n, 0))  # what is uncolored (retried or deferred) after each round
+    def round_(colors: Any, lists: tuple[Any, ...], gate: tuple[Any, ...], items: int) -> None:
+        *worklists, forbidden, state = lists  # worklist, next worklist, deferred (by state)
+        columns = launch_shape(items, block_size)
+        refresh(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, state, forbidden, *gate))
+        color(*columns, (*worklists, dp.col_ptr, dp.col_rows, colors, state, forbidden, *gate))
+        conflicts(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, state, *gate))
+        compact(*columns, (*worklists, colors, state, *gate))
+        advance((1,), (WARP,), (state, *gate))
 
-        def launch(rnd: int) -> None:
-            before, left, mirror = counts.args(rnd)
-            gate = (before, mirror)
-            columns = launch_shape(counts.smallest(n), block_size)
-            refresh(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, state, forbidden, *gate))
-            color(*columns, (*lists, dp.col_ptr, dp.col_rows, colors, state, forbidden, *gate))
-            conflicts(*rows, (n_rows, dp.row_ptr, dp.row_cols, colors, state, *gate))
-            compact(*columns, (*lists, colors, state, *gate))
-            advance((1,), (WARP,), (state, before, left, mirror))
-
-        try:
-            return _rounds(launch, counts, "nb-bit", colors, sync)
-        except RoundCapError:
-            cp.maximum(colors, UNCOLORED, out=colors)  # a deferred column is an uncolored one
-            raise
-
-    return call
+    plan = Plan("nb-bit", 3, round_, lambda: _nb_scratch(dp), _undefer)
+    return _bound(dp, plan, sync, (block_size,))
 
 
-def nb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = "device") -> Coloring:
+def nb_bit(dp: runtime.DevicePattern, *, block_size: int = BLOCK, sync: str = GRAPH) -> Coloring:
     """Net-based distance-2 coloring (Taş, Kaya & Saule, ICPP 2017; Kokkos Kernels' D2
     NB_BIT): forbidden colors and conflicts through the rows' bitmaps, O(nnz) a round;
     ``iterations`` = rounds."""
@@ -240,40 +383,39 @@ def ranks(dp: runtime.DevicePattern, order: str) -> Any:
     )
 
 
+def _jp_scratch(n: int) -> Scratch:
+    """jp-d2's waits: the neighbour each waiting column waits for, -1 (none yet) at the start."""
+    waits = runtime.cupy().empty(n, dtype=np.int32)
+    return Scratch((waits,), lambda: waits.fill(-1))
+
+
 def bind_jp_d2(
     dp: runtime.DevicePattern,
     *,
     block_size: int = BLOCK,
     order: str = "random",
-    sync: str = "device",
+    sync: str = GRAPH,
 ) -> Callable[[], Coloring]:
     """jp-d2 as a call with no arguments: the order's ranks are built and uploaded here, once
     per pattern and order (the spec's setup does not know the order), outside the timed call;
-    with ``count_setup`` they are inside it. A round is one ``jp_round``."""
+    with ``count_setup`` they are inside it. A round is one ``jp_round``; its two worklists
+    swap roles by the round's parity, on the device."""
     uploaded = f"{RANK_KEY} {order}" in dp.extras
-    _require(dp, "jp-d2", 0 if uploaded else RANK_BYTES * dp.n)
+    _require(dp, "jp-d2", sync, 0 if uploaded else RANK_BYTES * dp.n)
     rank = ranks(dp, order)
     kernel = runtime.kernel(FAMILY, "jp_round")
     scan = _neighbourhoods(dp)
     n = dp.n
     wide, shared = wide_window(block_size)
 
-    def call() -> Coloring:
-        colors, lists = _start(n, 2)
-        waits = runtime.cupy().full(n, -1, dtype=np.int32)  # no column waits for one yet
-        counts = Slots((n, 0))
+    def round_(colors: Any, lists: tuple[Any, ...], gate: tuple[Any, ...], items: int) -> None:
+        *worklists, waits = lists
+        grid, block = launch_shape(items, block_size)
+        kernel(grid, block, (*worklists, *scan, rank, colors, waits, np.int32(n),
+                             np.int32(wide), *gate), shared_mem=shared)  # fmt: skip
 
-        def launch(rnd: int) -> None:
-            before, left, mirror = counts.args(rnd)
-            current, following = lists[rnd % 2], lists[1 - rnd % 2]
-            grid, block = launch_shape(counts.smallest(n), block_size)
-            kernel(grid, block, (current, *scan, rank, colors, waits, np.int32(n),
-                                 np.int32(wide), following, before, left, mirror),
-                   shared_mem=shared)  # fmt: skip
-
-        return _rounds(launch, counts, "jp-d2", colors, sync)
-
-    return call
+    plan = Plan("jp-d2", 2, round_, lambda: _jp_scratch(n))
+    return _bound(dp, plan, sync, (block_size, wide, order))
 
 
 def jp_d2(
@@ -281,7 +423,7 @@ def jp_d2(
     *,
     block_size: int = BLOCK,
     order: str = "random",
-    sync: str = "device",
+    sync: str = GRAPH,
 ) -> Coloring:
     """Jones-Plassmann distance-2 coloring in ``order``: equal to the serial greedy in that
     order column for column; ``iterations`` = rounds."""

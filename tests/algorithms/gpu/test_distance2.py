@@ -1,10 +1,13 @@
 """The distance-2 GPU algorithms (vb-bit, nb-bit, jp-d2): valid colorings of d2, pd2 and
 pd2-rows patterns at several block sizes (hub rows and more than one 64-color window among
 them), jp-d2 equal to the serial greedy column for column in every order, the round traces,
-bounded rounds, the memory check before allocating, and the registry entries."""
+bounded rounds, the memory check before allocating, the registry entries, and sync=graph (the
+default: one CUDA graph a coloring, its loop captured once per pattern and configuration;
+tests/algorithms/gpu/test_sync.py compares it with the host's protocols)."""
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import replace
 
 import numpy as np
@@ -13,10 +16,11 @@ import pytest
 from gcbench.algorithms import registry
 from gcbench.algorithms.cpu.greedy_d2 import greedy_d2_colors
 from gcbench.algorithms.execute import execute, prepare
-from gcbench.algorithms.gpu import deveci, distance2, runtime
+from gcbench.algorithms.gpu import deveci, distance2, loops, runtime
 from gcbench.algorithms.pattern_validation import recovers, validate_pattern
 from gcbench.algorithms.priority import PATTERN_ORDERS
-from gcbench.errors import InsufficientMemoryError, RoundCapError, SpecError
+from gcbench.algorithms.rounds import GRAPH, SYNCS
+from gcbench.errors import GpuUnavailableError, InsufficientMemoryError, RoundCapError, SpecError
 from gcbench.graphs import generators
 from gcbench.graphs.graph import Graph
 from gcbench.graphs.pattern import Pattern, adjacency, closed_neighbourhoods, from_entries
@@ -66,11 +70,19 @@ def _rectangular(name: str) -> Pattern:
 RECTANGULAR = ["small", "tall", "hub-row"]
 
 
+def _resolved(coloring):
+    """``coloring`` after its ``resolve`` (sync=graph reads its rounds after the call)."""
+    if coloring.resolve is not None:
+        resolve, coloring.resolve = coloring.resolve, None
+        resolve(coloring)
+    return coloring
+
+
 def _color(name: str, pattern: Pattern, block_size: int | None = None, **params):
-    """(host colors, Coloring) of ``name`` on ``pattern`` uploaded to the device."""
+    """(host colors, resolved Coloring) of ``name`` on ``pattern`` uploaded to the device."""
     dp = runtime.pattern_to_device(pattern)
     sized = {} if block_size is None else {"block_size": block_size}
-    coloring = RUNS[name](dp, **sized, **params)
+    coloring = _resolved(RUNS[name](dp, **sized, **params))
     colors = coloring.colors.get()
     assert colors.dtype == np.int32 and colors.shape == (pattern.n_cols,)
     return colors, coloring
@@ -194,19 +206,44 @@ def test_degenerate_patterns(name):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("sync", [GRAPH, "device"])
 @pytest.mark.parametrize("name", NAMES)
-def test_round_cap_raises_with_the_partial_coloring(monkeypatch, name):
+def test_round_cap_raises_with_the_partial_coloring(monkeypatch, name, sync):
     """The 301 columns of the star's hub row need 301 rounds of jp-d2 and five 64-color
     windows of nb-bit; vb-bit's ten warps (block size 32) all start on color 0 at once, so its
-    first round ends in conflicts. A cap of one round stops each with a partial coloring."""
+    first round ends in conflicts. A cap of one round stops each with a partial coloring (under
+    graph, when the Coloring is resolved after the call)."""
     monkeypatch.setattr(distance2, "round_cap", lambda algorithm, n_cols: 1)
     pattern = _d2("star-300")
-    with pytest.raises(RoundCapError, match=f"{name}: still") as caught:
-        _color(name, pattern, 32)
+    with pytest.raises(RoundCapError, match=f"{name}: still .* after 1 rounds") as caught:
+        _color(name, pattern, 32, sync=sync)
     partial = caught.value.coloring.get()
     assert partial.shape == (301,) and partial.min() == -1  # no deferred marker left
     result = validate_pattern(pattern, partial)
     assert result.conflicts == 0 and 0 < result.uncolored < 301
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_a_graph_loop_is_captured_once_and_starts_afresh_each_call(name):
+    """Two binds of one configuration share the captured loop; each call starts from uncolored
+    columns and the full worklist, and a Coloring already resolved keeps its colors when the
+    next call writes the loop's buffers again."""
+    pattern = _d2("kron-10")
+    dp = runtime.pattern_to_device(pattern)
+    bind = registry.get(name, "gpu", problem="d2").bind
+    first = _resolved(bind(dp)())
+    kept = first.colors.get()
+    for _ in range(2):
+        again = _resolved(bind(dp)())
+        _check(name, pattern, again.colors.get(), again)
+        if name == "jp-d2":  # deterministic: the same colors and rounds every call
+            np.testing.assert_array_equal(again.colors.get(), kept)
+            assert again.iterations == first.iterations
+    np.testing.assert_array_equal(first.colors.get(), kept)
+    assert len(dp.extras["loops"]) == 1
+    bind(dp, block_size=64)  # another configuration: another loop
+    assert len(dp.extras["loops"]) == 2
 
 
 def test_round_caps():
@@ -264,6 +301,31 @@ def test_registered_for_the_pattern_problems(name):
         assert spec.iterations_meaning.startswith("rounds")
     with pytest.raises(SpecError, match="block size"):
         spec.check_block_size(48)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_graph_is_the_default_and_every_host_protocol_stays(name):
+    for problem in PROBLEMS:
+        sync = registry.get(name, "gpu", problem=problem).param("sync")
+        assert sync.default == GRAPH and sync.choices == (*SYNCS, GRAPH), (name, problem)
+    assert inspect.signature(RUNS[name]).parameters["sync"].default == GRAPH
+    bind = registry.get(name, "gpu", problem="d2").bind
+    assert inspect.signature(bind).parameters["sync"].default == GRAPH
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_graph_where_it_cannot_run_is_refused_in_one_line_before_allocating(monkeypatch, name):
+    """No cuda-bindings or an old driver: bind says why (and to pass sync=device) before it
+    compiles or allocates anything (a DevicePattern without device arrays is enough)."""
+    pattern = closed_neighbourhoods(_graph("grid2d", side=10))
+    dp = runtime.DevicePattern(pattern, None, None, None, None)
+    bind = registry.get(name, "gpu", problem="d2").bind
+    monkeypatch.setattr(runtime, "device_free_bytes", lambda: 1 << 40)
+    monkeypatch.setattr(loops, "unsupported", lambda: "no conditional nodes: pass sync=device")
+    with pytest.raises(GpuUnavailableError, match="sync=device"):
+        bind(dp)
+    with pytest.raises(GpuUnavailableError, match="sync=device"):
+        bind(dp, sync=GRAPH)
 
 
 def test_jp_d2_takes_the_serial_greedy_orders():

@@ -257,16 +257,17 @@ def test_distance2_shares_its_window_and_counter_slots():
 def test_kernel_params_of_the_distance2_launches():
     """The argument tuples gcbench/algorithms/gpu/distance2.py and pattern_check.py build."""
     scan = ("col_ptr", "col_rows", "row_ptr", "row_cols")
-    gate, counted = ("before", "mirror"), ("before", "left", "mirror")  # gcb_open's slot
+    # the pass arguments of every kernel of a round (gcb_locate in common.cuh)
+    gate = ("at", "p", "passes", "before", "left", "mirror")
+    two = ("list0", "list1")  # vb-bit's and jp-d2's worklists, by the round's parity
     assert runtime.kernel_params("distance2", "vb_color") == (
-        "list", *scan, "colors", "n_cols", "wide", *gate,
+        *two, *scan, "colors", "n_cols", "wide", *gate,
     )  # fmt: skip
-    assert runtime.kernel_params("distance2", "vb_detect") == (
-        "list", *scan, "colors", "next", *counted,
-    )  # fmt: skip
+    assert runtime.kernel_params("distance2", "vb_detect") == (*two, *scan, "colors", *gate)
     assert runtime.kernel_params("distance2", "jp_round") == (
-        "list", *scan, "rank", "colors", "waits", "n_cols", "wide", "next", *counted,
+        *two, *scan, "rank", "colors", "waits", "n_cols", "wide", *gate,
     )  # fmt: skip
+    assert runtime.kernel_params("distance2", "d2_columns") == ("n", "list")
     rows = ("n_rows", "row_ptr", "row_cols", "colors")
     lists = ("lists0", "lists1", "lists2")
     assert runtime.kernel_params("distance2", "nb_refresh") == (*rows, "state", "forbidden", *gate)
@@ -275,5 +276,5 @@ def test_kernel_params_of_the_distance2_launches():
     )  # fmt: skip
     assert runtime.kernel_params("distance2", "nb_conflicts") == (*rows, "state", *gate)
     assert runtime.kernel_params("distance2", "nb_compact") == (*lists, "colors", "state", *gate)
-    assert runtime.kernel_params("distance2", "nb_advance") == ("state", *counted)
+    assert runtime.kernel_params("distance2", "nb_advance") == ("state", *gate)
     assert runtime.kernel_params("distance2", "pattern_keys") == (*rows, "keys")

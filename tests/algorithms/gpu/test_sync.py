@@ -169,18 +169,25 @@ DISTANCE2 = {"vb-bit": distance2.vb_bit, "nb-bit": distance2.nb_bit, "jp-d2": di
 def test_distance2_under_every_protocol(pattern, name):
     dp = runtime.pattern_to_device(PATTERNS[pattern])
     outcomes = {}
-    for sync in SYNCS:
+    choices = algorithms.get(name, problem="d2").param("sync").choices
+    assert GRAPH in choices
+    for sync in choices:
         with runtime.watch() as watch:
             coloring = DISTANCE2[name](dp, sync=sync)
+        if coloring.resolve is not None:  # graph: rounds and trace are read after the call
+            coloring.resolve(coloring)
         colors = coloring.colors.get()
         assert validate_pattern(PATTERNS[pattern], colors).valid, sync
         assert coloring.iterations == len(coloring.trace["active"]) >= 1
+        assert coloring.trace["active"][-1] == 0, sync
         if sync == "device":
             assert watch.syncs <= math.ceil(math.log2(coloring.iterations)) + 2
         if sync == "round":
             assert watch.syncs == coloring.iterations
+        if sync == GRAPH:  # the WHILE node repeats the rounds: no read at all
+            assert watch.syncs == 0
         outcomes[sync] = colors, coloring
     if name == "jp-d2":  # deterministic colors; its rounds may vary (a stale read waits one more)
         base_colors, _ = outcomes["round"]
-        for colors, _ in outcomes.values():
-            np.testing.assert_array_equal(colors, base_colors)
+        for sync, (colors, _) in outcomes.items():
+            np.testing.assert_array_equal(colors, base_colors, err_msg=sync)
