@@ -53,3 +53,25 @@ def test_the_round_based_families_default_to_graph_where_they_take_it():
     for name, sync in takes.items():
         assert sync.default == ("graph" if "graph" in sync.choices else "device"), name
         assert {"device", "batch", "round"} <= set(sync.choices), name
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["jpl", "gunrock", "cohen", "vb", "vb-bit", "eb-er"])
+def test_what_a_captured_loop_writes_stays_its_own(on_gpu, name):
+    """The captured launches hold raw pointers: if a buffer they write went back to CuPy's
+    pool, arrays allocated later would be overwritten by the next coloring."""
+    import gc
+
+    from gcbench.algorithms.execute import execute
+
+    cp = runtime.cupy()
+    graph, prepared = on_gpu("gen:rgg?scale=12")
+    algo = algorithms.get(name)
+    params = algo.resolve_params({"sync": "graph"})
+    first = execute(algo, prepared, None, params)
+    gc.collect()
+    sizes = (graph.n, graph.n + 1, graph.nnz, graph.nnz + graph.n, graph.nnz // 2, 2 * graph.n)
+    hogs = [cp.full(size, 7, dtype=cp.int32) for size in sizes for _ in range(16)]
+    again = execute(algo, prepared, None, params)
+    assert again.validation.valid and first.validation.valid
+    assert all(bool((hog == 7).all()) for hog in hogs)
