@@ -39,9 +39,9 @@ def test_a_driver_older_than_conditional_nodes_is_named(monkeypatch, fresh_check
     assert "12.4" in reason and "12030" in reason
 
 
-def test_the_independent_set_family_defaults_to_graph_and_the_others_cannot_take_it():
-    for name in ("jpl", "jpl-minmax", "gunrock", "cohen", "luby", "very-random"):
+def test_the_independent_set_family_and_gm_gpu_default_to_graph_and_the_others_cannot_take_it():
+    for name in ("jpl", "jpl-minmax", "gunrock", "cohen", "luby", "very-random", "gm-gpu"):
         sync = algorithms.get(name).param("sync")
         assert sync.default == "graph" and "device" in sync.choices, name
-    for name in ("vb-bit", "eb", "gm-gpu"):
+    for name in ("vb-bit", "eb"):
         assert "graph" not in algorithms.get(name).param("sync").choices, name
