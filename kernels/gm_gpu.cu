@@ -284,8 +284,7 @@ __device__ __forceinline__ int pass_of(const int pass_index, const int* __restri
 // Pass `pass_index` (or *pass_at), first kernel: tentative colors for the frontier. Also
 // publishes the pass's bucket, clears its loser counts and records the frontier size.
 extern "C" __global__ void gm_color(const int pass_index, const int* __restrict__ pass_at,
-                                    const int n,
-                                    const int* __restrict__ indptr,
+                                    const int n, const int* __restrict__ indptr,
                                     const int* __restrict__ indices,
                                     const int* __restrict__ same_indptr,
                                     const int* __restrict__ same_indices, int* colors,
@@ -321,8 +320,7 @@ extern "C" __global__ void gm_color(const int pass_index, const int* __restrict_
 // A loser's reset races with its neighbours' checks: one that reads "none" instead of the
 // shared color may retire, which is safe because the loser will recolor around it.
 extern "C" __global__ void gm_check(const int pass_index, const int* __restrict__ pass_at,
-                                    const int n,
-                                    const int* __restrict__ indptr,
+                                    const int n, const int* __restrict__ indptr,
                                     const int* __restrict__ same_indptr,
                                     const int* __restrict__ same_indices, int* colors,
                                     const int* __restrict__ order,
