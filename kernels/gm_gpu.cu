@@ -273,10 +273,18 @@ __device__ __forceinline__ bool loses(const int v, const int t, const int rank, 
                 [&](int u, int s) { return shown(s) == t && before(u, v, indptr); });
 }
 
-// Pass `pass_index`, first kernel: tentative colors for the frontier. Also publishes the pass's
-// bucket, clears its loser counts and records the frontier size.
-extern "C" __global__ void gm_color(const int pass_index, const int n,
-                                    const int* __restrict__ indptr,
+// Which pass a kernel runs: `pass_index`, named by the host (sync=device|batch|round), or, when
+// `pass_at` is not null, the round counter of a CUDA graph's WHILE loop (sync=graph; a round is
+// one pass, kernels/rounds.cu moves the counter on after gm_left).
+__device__ __forceinline__ int pass_of(const int pass_index, const int* __restrict__ pass_at)
+{
+    return pass_at == nullptr ? pass_index : *pass_at;
+}
+
+// Pass `pass_index` (or *pass_at), first kernel: tentative colors for the frontier. Also
+// publishes the pass's bucket, clears its loser counts and records the frontier size.
+extern "C" __global__ void gm_color(const int pass_index, const int* __restrict__ pass_at,
+                                    const int n, const int* __restrict__ indptr,
                                     const int* __restrict__ indices,
                                     const int* __restrict__ same_indptr,
                                     const int* __restrict__ same_indices, int* colors,
@@ -286,14 +294,14 @@ extern "C" __global__ void gm_color(const int pass_index, const int n,
                                     const int* __restrict__ queues, const int seg1,
                                     const int seg2, int* status, const int trace_len)
 {
-    const Frontier f =
-        frontier(pass_index, status, order, buckets, nbuckets, queues, n, seg1, seg2);
+    const int pass = pass_of(pass_index, pass_at);
+    const Frontier f = frontier(pass, status, order, buckets, nbuckets, queues, n, seg1, seg2);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-        const int p = pass_index & 1;
+        const int p = pass & 1;
         status[GCB_S_BUCKET + p] = f.bucket;
         for (int c = 0; c < 3; c++) status[GCB_S_COUNT + 3 * p + c] = 0;
         if (f.total()) status[GCB_S_PASSES]++;
-        status[GCB_S_TRACE + min(pass_index, trace_len - 1)] = f.total();
+        status[GCB_S_TRACE + min(pass, trace_len - 1)] = f.total();
     }
     if (f.total() == 0) return;
     const Rows full{indptr, indices}, same{same_indptr, same_indices};
@@ -307,22 +315,23 @@ extern "C" __global__ void gm_color(const int pass_index, const int n,
         color_light(f.items[0][i], f.first, full, same, colors, lforbid);
 }
 
-// Pass `pass_index`, second kernel: retire the winners, queue the losers (colors reset to none).
+// Pass `pass_index` (or *pass_at), second kernel: retire the winners, queue the losers (colors
+// reset to none).
 // A loser's reset races with its neighbours' checks: one that reads "none" instead of the
 // shared color may retire, which is safe because the loser will recolor around it.
-extern "C" __global__ void gm_check(const int pass_index, const int n,
-                                    const int* __restrict__ indptr,
+extern "C" __global__ void gm_check(const int pass_index, const int* __restrict__ pass_at,
+                                    const int n, const int* __restrict__ indptr,
                                     const int* __restrict__ same_indptr,
                                     const int* __restrict__ same_indices, int* colors,
                                     const int* __restrict__ order,
                                     const int* __restrict__ buckets, const int nbuckets,
                                     int* queues, const int seg1, const int seg2, int* status)
 {
-    const Frontier f =
-        frontier(pass_index, status, order, buckets, nbuckets, queues, n, seg1, seg2);
+    const int pass = pass_of(pass_index, pass_at);
+    const Frontier f = frontier(pass, status, order, buckets, nbuckets, queues, n, seg1, seg2);
     if (f.total() == 0) return;
     const Rows same{same_indptr, same_indices};
-    const int p = pass_index & 1;
+    const int p = pass & 1;
     int* const next = queues + (size_t)p * n;
     int* const count = status + GCB_S_COUNT + 3 * p;
     for (int i = blockIdx.x; i < f.count[2]; i += gridDim.x) {
@@ -349,4 +358,20 @@ extern "C" __global__ void gm_check(const int pass_index, const int n,
         colors[v] = lost ? GCB_UNCOLORED : t;
         gcb_append(next, count, lost, v);
     }
+}
+
+// sync=graph, after the pass of round *at (one thread): what the pass left, into the rounds'
+// slot *at + 1 (loops.DeviceRounds, one pass a round), for round_step and the trace. Field 0
+// is the host's stopping test: the loser count of the pass's parity, plus 1 while a bucket is
+// still to come (0 exactly when the host's loop would stop); field 1 is the loser count alone.
+static_assert(GCB_SLOT_WIDTH >= 2, "gm_left writes two fields a slot");
+extern "C" __global__ void gm_left(const int* __restrict__ at, int* __restrict__ slots,
+                                   const int* __restrict__ status, const int nbuckets)
+{
+    const gcb_pass pass = gcb_locate(at, 0, 1, slots, nullptr, nullptr);
+    const int p = pass.p & 1;
+    const int* const losers = status + GCB_S_COUNT + 3 * p;
+    const int count = losers[0] + losers[1] + losers[2];
+    pass.left[0] = count + (status[GCB_S_BUCKET + p] < nbuckets ? 1 : 0);
+    pass.left[1] = count;
 }

@@ -4,8 +4,10 @@ Atos (Chen et al., ICPP 2022; jpl-borione §II-B) runs two cooperating kernels: 
 uncolored frontier GM style (smallest color no neighbour shows, each neighbour list read once),
 the other checks the new colors, retires the vertices without conflict and sends the losers of
 each conflict back to the frontier. ``kernels/gm_gpu.cu`` does the same with device-side
-queues and a tight launch loop: a pass is ``gm_color`` then ``gm_check`` over the frontier
-only, and the host reads a few counters once every ``batch`` passes. Losers are decided by
+queues: a pass is ``gm_color`` then ``gm_check`` over the frontier only. ``sync=graph`` (the
+default) runs the passes as one CUDA graph whose WHILE node repeats a pass until nothing is
+left; the host protocols (``device``, ``batch``, ``round``) launch them from a tight loop and
+read a few counters once every ``batch`` passes. Losers are decided by
 the priority (degree, hash32, id) of docs/architecture.md, "Priorities and ties", so the
 highest-priority vertex of every frontier retires and at most n passes are ever needed (the
 cap, :func:`pass_cap`).
@@ -25,9 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from gcbench.algorithms.gpu import runtime
-from gcbench.algorithms.gpu.slots import SYNC
-from gcbench.algorithms.registry import WARP, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.gpu import loops, runtime
+from gcbench.algorithms.gpu.slots import SYNC_GRAPH as SYNC
+from gcbench.algorithms.registry import UNCOLORED, WARP, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.rounds import GRAPH
 from gcbench.errors import RoundCapError
 
 FAMILY = "gm_gpu"
@@ -166,49 +169,75 @@ def grid(lay: Layout, block: int) -> int:
     return min(need, runtime.persistent_grid(block))
 
 
+class _Passes:
+    """The two kernels of a pass over ``lay``, their arguments built once. ``at``: a device int
+    the kernels take the pass from (a graph's round counter); otherwise :meth:`launch` names it."""
+
+    def __init__(
+        self,
+        dg: runtime.DeviceGraph,
+        s: _Scratch,
+        lay: Layout,
+        colors: Any,
+        block_size: int,
+        at: Any = None,
+    ) -> None:
+        self.color = runtime.kernel(FAMILY, "gm_color")
+        self.check = runtime.kernel(FAMILY, "gm_check")
+        self.shape = ((grid(lay, block_size),), (block_size,))
+        self.shared = block_size // 32 * SMEM_WORDS * 4
+        # Both kernels' arguments by name, built once: a pass launches (pass_index, *rest), as
+        # pass_index is their first parameter (tests/algorithms/gpu/test_kernel_constants.py).
+        both = dict(n=np.int32(dg.n), indptr=dg.indptr, same_indptr=lay.same_indptr,
+                    same_indices=lay.same_indices, colors=colors, order=lay.order,
+                    buckets=lay.buckets, nbuckets=np.int32(lay.nbuckets), queues=s.queues,
+                    seg1=np.int32(lay.classes[0]),
+                    seg2=np.int32(lay.classes[0] + lay.classes[1]), status=s.status,
+                    pass_index=None, pass_at=np.uint64(0) if at is None else at)  # fmt: skip
+        color = dict(indices=dg.indices, lforbid=s.lforbid, hbits=s.hbits,
+                     trace_len=np.int32(TRACE_PASSES))  # fmt: skip
+        self.color_rest = runtime.kernel_args(FAMILY, "gm_color", **color, **both)[1:]
+        self.check_rest = runtime.kernel_args(FAMILY, "gm_check", **both)[1:]
+
+    def launch(self, pass_index: int = 0) -> None:
+        """Enqueue pass ``pass_index`` (any value when the pass comes from ``at``)."""
+        k = np.int32(pass_index)
+        self.color(*self.shape, (k, *self.color_rest), shared_mem=self.shared)
+        self.check(*self.shape, (k, *self.check_rest))
+
+
 def run(
     dg: runtime.DeviceGraph,
     *,
     block_size: int = BLOCK,
     buckets: str = "degree",
     batch: int = BATCH,
-    sync: str = "device",
+    sync: str = GRAPH,
 ) -> Coloring:
     """Color ``dg``; ``iterations`` = frontier passes (each one gm_color + one gm_check),
     ``trace["frontier"]`` = the frontier size of each pass (read after the timed call). The
-    host reads the status after every ``batch`` passes; with ``sync`` other than round the
+    host reads the status after every ``batch`` passes; with ``sync`` device or batch the
     batch doubles after every :data:`GROW_EVERY` reads. Passes after the end return at once.
+    ``sync=graph`` (the default) runs the passes in a CUDA graph's WHILE loop instead, one pass
+    a round, with no read (``batch`` unused; :func:`_graph_loop`).
     Not deterministic: neighbours colored at the same moment race (the colors, not their
     validity, vary between runs)."""
     n = dg.n
-    colors = runtime.uncolored(n)
     if n == 0:
-        return Coloring(colors, 0, {"frontier": []})
+        return Coloring(runtime.uncolored(n), 0, {"frontier": []})
+    if sync == GRAPH:
+        loops.require()
+        return _graph_loop(dg, buckets, block_size)
+    colors = runtime.uncolored(n)
     s = scratch(dg)
     lay = s.layouts[buckets]
     s.status.fill(0)
-    color = runtime.kernel(FAMILY, "gm_color")
-    check = runtime.kernel(FAMILY, "gm_check")
-    shape = ((grid(lay, block_size),), (block_size,))
-    shared = block_size // 32 * SMEM_WORDS * 4
+    work = _Passes(dg, s, lay, colors, block_size)
     cap, passes = pass_cap(n), 0
-    # Both kernels' arguments by name, built once: a pass launches (pass_index, *rest), as
-    # pass_index is their first parameter (tests/algorithms/gpu/test_kernel_constants.py).
-    both = dict(n=np.int32(n), indptr=dg.indptr, same_indptr=lay.same_indptr,
-                same_indices=lay.same_indices, colors=colors, order=lay.order,
-                buckets=lay.buckets, nbuckets=np.int32(lay.nbuckets), queues=s.queues,
-                seg1=np.int32(lay.classes[0]), seg2=np.int32(lay.classes[0] + lay.classes[1]),
-                status=s.status)  # fmt: skip
-    color_rest = runtime.kernel_args(FAMILY, "gm_color", pass_index=None, indices=dg.indices,
-                                     lforbid=s.lforbid, hbits=s.hbits,
-                                     trace_len=np.int32(TRACE_PASSES), **both)[1:]  # fmt: skip
-    check_rest = runtime.kernel_args(FAMILY, "gm_check", pass_index=None, **both)[1:]
     size, reads = batch, 0
     while True:
         for _ in range(min(size, cap - passes)):
-            k = np.int32(passes)
-            color(*shape, (k, *color_rest), shared_mem=shared)
-            check(*shape, (k, *check_rest))
+            work.launch(passes)
             passes += 1
         head = runtime.read_back(s.status[:S_TRACE])
         parity = (passes - 1) & 1
@@ -216,21 +245,81 @@ def run(
         if losers == 0 and head[S_BUCKET + parity] >= lay.nbuckets:
             break
         if passes >= cap:
-            raise RoundCapError(
-                f"gm-gpu: {dg.name} still had {losers} vertices to recolor after {passes} "
-                "passes; report this graph (every pass should retire at least one)",
-                colors,
-            )
+            raise RoundCapError(_cap_message(dg, losers, passes), colors)
         reads += 1
         if sync != "round" and reads % GROW_EVERY == 0:
             size *= 2
     done = int(head[S_PASSES])
 
     def resolve(coloring: Coloring) -> None:
-        frontier = s.status[S_TRACE : S_TRACE + min(done, TRACE_PASSES)].get()
-        coloring.trace["frontier"] = frontier.astype(float).tolist()
+        coloring.trace["frontier"] = _frontier(s, done)
 
     return Coloring(colors, done, {}, resolve=resolve)
+
+
+def _cap_message(dg: runtime.DeviceGraph, losers: int, passes: int) -> str:
+    return (
+        f"gm-gpu: {dg.name} still had {losers} vertices to recolor after {passes} passes; "
+        "report this graph (every pass should retire at least one)"
+    )
+
+
+def _frontier(s: _Scratch, passes: int) -> list[float]:
+    """The frontier size of each of the first ``passes`` passes (after the timed call)."""
+    return s.status[S_TRACE : S_TRACE + min(passes, TRACE_PASSES)].get().astype(float).tolist()
+
+
+def _graph_loop(dg: runtime.DeviceGraph, buckets: str, block_size: int) -> Coloring:
+    """sync=graph: the whole coloring as one CUDA graph (:mod:`gcbench.algorithms.gpu.loops`),
+    captured once per graph, bucketing, block size and cap. A round is one pass (the kernels
+    take it from the round counter) and ``gm_left``, which writes the host's stopping test into
+    the round's slot: the WHILE node stops after the first pass that leaves no losers and no
+    bucket, or at :func:`pass_cap`. Every round is then a non-empty pass (buckets are never
+    empty), so the rounds are the passes; the frontier trace and the cap are read after the
+    call, the cap raising the host loop's RoundCapError."""
+    cap = pass_cap(dg.n)
+
+    def build() -> tuple[Any, loops.DeviceRounds, loops.Loop, _Scratch]:
+        s = scratch(dg)  # kept with the loop: the graph holds its buffers' addresses
+        lay = s.layouts[buckets]
+        colors = runtime.uncolored(dg.n)
+        rounds = loops.DeviceRounds(start=(dg.n, 0), cap=cap)
+        work = _Passes(dg, s, lay, colors, block_size, at=rounds.at)
+        left = runtime.kernel(FAMILY, "gm_left")
+        left_args = (rounds.at, rounds.slots, s.status, np.int32(lay.nbuckets))
+
+        def init() -> None:
+            colors.fill(UNCOLORED)
+            s.status.fill(0)
+            rounds.reset()
+
+        def body(handle: int) -> None:
+            work.launch()
+            left((1,), (1,), left_args)
+            rounds.step(handle)
+
+        return colors, rounds, loops.Loop(init, body), s
+
+    colors, rounds, loop, s = loops.cached(dg, (FAMILY, buckets, block_size, cap), build)
+    loop.launch()
+    coloring = loops.coloring(
+        colors,
+        rounds,
+        algorithm="gm-gpu",
+        traces=lambda passes, _: {"frontier": _frontier(s, passes)},
+    )
+    resolve: Any = coloring.resolve
+
+    def resolve_with_losers(final: Coloring) -> None:
+        try:
+            resolve(final)
+        except RoundCapError as err:  # the host loop's message, with the losers (field 1)
+            losers = int(rounds.series(final.iterations or 0, 1)[-1])
+            message = _cap_message(dg, losers, final.iterations or 0)
+            raise RoundCapError(message, err.coloring) from None
+
+    coloring.resolve = resolve_with_losers
+    return coloring
 
 
 spec = register(
@@ -252,7 +341,8 @@ spec = register(
                 int,
                 low=1,
                 high=1024,
-                help="passes launched before the first counter read (every read with sync=round)",
+                help="passes launched before the first counter read (every read with sync=round; "
+                "unused with sync=graph)",
             ),
             SYNC,
         ),

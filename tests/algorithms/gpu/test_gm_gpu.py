@@ -11,7 +11,7 @@ import pytest
 from gcbench import algorithms, load_graph, validate
 from gcbench.algorithms.cpu.greedy import greedy_colors
 from gcbench.algorithms.execute import execute
-from gcbench.algorithms.gpu import gm_gpu
+from gcbench.algorithms.gpu import gm_gpu, runtime
 from gcbench.algorithms.priority import ldf_order
 from gcbench.errors import RoundCapError
 
@@ -27,6 +27,7 @@ HARD = [
     "gen:empty?n=50",
 ]
 WIDTHS = {"degree": gm_gpu.BUCKET_WIDTH, "none": None}
+SYNCS = ("graph", "device", "batch", "round")
 
 
 # ----------------------------------------------------------------- the layout (CPU)
@@ -176,10 +177,24 @@ def test_registered_as_a_nondeterministic_gpu_algorithm():
     assert spec.resolve_params({}) == {
         "buckets": "degree",
         "batch": gm_gpu.BATCH,
-        "sync": "device",
+        "sync": "graph",
         "reduce": "none",
         "balance": "none",
     }
+
+
+def test_sync_takes_every_host_protocol_and_graph_its_default():
+    sync = algorithms.get("gm-gpu").param("sync")
+    assert sync.default == "graph"
+    assert set(sync.choices) == {"device", "batch", "round", "graph"}
+
+
+def test_the_kernels_take_the_pass_from_the_host_or_the_graphs_counter():
+    """pass_index first (the host's launches vary only it), then pass_at (null: use it);
+    gm_left writes the round's slot from the counter and the status."""
+    for name in ("gm_color", "gm_check"):
+        assert runtime.kernel_params("gm_gpu", name)[:2] == ("pass_index", "pass_at")
+    assert runtime.kernel_params("gm_gpu", "gm_left") == ("at", "slots", "status", "nbuckets")
 
 
 # ------------------------------------------------------------------------------ GPU
@@ -251,13 +266,57 @@ def test_any_block_size_and_batch(on_gpu, block_size, batch):
 
 
 @pytest.mark.gpu
-def test_reaching_the_pass_cap_is_a_timeout_not_a_hang(on_gpu, monkeypatch):
+@pytest.mark.parametrize("sync", SYNCS)
+def test_reaching_the_pass_cap_is_a_timeout_not_a_hang(on_gpu, monkeypatch, sync):
     graph, prepared = on_gpu("gen:star?leaves=100000")  # two buckets: two passes at least
     monkeypatch.setattr(gm_gpu, "pass_cap", lambda n: 1)
-    with pytest.raises(RoundCapError, match="after 1 passes"):
-        run(prepared, batch=1)
+    with pytest.raises(RoundCapError, match="still had 0 vertices to recolor after 1 passes"):
+        run(prepared, batch=1, sync=sync)
     monkeypatch.undo()
-    check_run(graph, run(prepared, batch=1), "degree")
+    check_run(graph, run(prepared, batch=1, sync=sync), "degree")
+
+
+# ------------------------------------------------------------------- sync=graph (GPU)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("buckets", list(WIDTHS))
+def test_graph_colors_validly_without_a_read_like_the_host_protocols(on_gpu, family_spec, buckets):
+    graph, prepared = on_gpu(family_spec)
+    for sync in SYNCS:
+        outcome = run(prepared, buckets=buckets, sync=sync)
+        check_run(graph, outcome, buckets)
+        if sync == "graph":
+            assert outcome.coloring.host_syncs == 0
+            assert outcome.coloring.device_ms == pytest.approx(outcome.time_ms, rel=1e-4)
+        elif graph.n:
+            assert outcome.coloring.host_syncs >= 1
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("spec", HARD)
+@pytest.mark.parametrize("buckets", list(WIDTHS))
+def test_graph_is_valid_and_bounded_on_the_hard_graphs(on_gpu, spec, buckets):
+    graph, prepared = on_gpu(spec)
+    outcome = run(prepared, buckets=buckets, sync="graph")
+    check_run(graph, outcome, buckets)
+    assert outcome.coloring.host_syncs == 0
+    if spec.startswith("gen:complete"):
+        assert outcome.validation.colors == graph.n
+    if spec.startswith("gen:star"):
+        assert outcome.validation.colors == 2
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("block_size", [32, 1024])
+def test_a_captured_graph_serves_repeated_calls(on_gpu, block_size):
+    """Later calls reuse the captured loops (colors, status and counter cleared by the graph
+    itself), the two bucketings' loops of one graph in turns."""
+    graph, prepared = on_gpu("gen:kron?scale=14&edgefactor=16")
+    for buckets in ("degree", "none", "degree", "none"):
+        outcome = run(prepared, block_size, buckets=buckets, sync="graph")
+        check_run(graph, outcome, buckets)
+        assert outcome.coloring.host_syncs == 0
 
 
 def test_degree_buckets_are_exact_at_powers_of_four():

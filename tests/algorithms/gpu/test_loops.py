@@ -42,21 +42,24 @@ def test_a_driver_older_than_conditional_nodes_is_named(monkeypatch, fresh_check
 
 def test_the_round_based_families_default_to_graph_where_they_take_it():
     takes = {
-        spec.name: spec.param("sync")
-        for spec in algorithms.all_specs("gpu")
+        (problem, spec.name): spec.param("sync")
+        for problem in ("d1", "d2")
+        for spec in algorithms.all_specs("gpu", problem)
         if any(p.name == "sync" for p in spec.params)
     }
     families = ("jpl", "jpl-minmax", "gunrock", "cohen", "luby", "very-random")
     deveci = ("vb", "vb-bit", "eb", "eb-cs", "eb-tent", "eb-er")
-    for name in families + deveci:
-        assert "graph" in takes[name].choices, name
-    for name, sync in takes.items():
-        assert sync.default == ("graph" if "graph" in sync.choices else "device"), name
-        assert {"device", "batch", "round"} <= set(sync.choices), name
+    for name in (*families, *deveci, "gm-gpu"):
+        assert "graph" in takes["d1", name].choices, name
+    for name in ("vb-bit", "nb-bit", "jp-d2"):
+        assert "graph" in takes["d2", name].choices, name
+    for key, sync in takes.items():
+        assert sync.default == ("graph" if "graph" in sync.choices else "device"), key
+        assert {"device", "batch", "round"} <= set(sync.choices), key
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", ["jpl", "gunrock", "cohen", "vb", "vb-bit", "eb-er"])
+@pytest.mark.parametrize("name", ["jpl", "gunrock", "cohen", "vb", "vb-bit", "eb-er", "gm-gpu"])
 def test_what_a_captured_loop_writes_stays_its_own(on_gpu, name):
     """The captured launches hold raw pointers: if a buffer they write went back to CuPy's
     pool, arrays allocated later would be overwritten by the next coloring."""
