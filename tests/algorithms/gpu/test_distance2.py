@@ -237,9 +237,9 @@ def test_a_graph_loop_is_captured_once_and_starts_afresh_each_call(name):
     for _ in range(2):
         again = _resolved(bind(dp)())
         _check(name, pattern, again.colors.get(), again)
-        if name == "jp-d2":  # deterministic: the same colors and rounds every call
+        if name == "jp-d2":  # deterministic colors (its rounds may differ by a column that
+            # saw a neighbour colored earlier in the same round: docs/distance2.md)
             np.testing.assert_array_equal(again.colors.get(), kept)
-            assert again.iterations == first.iterations
     np.testing.assert_array_equal(first.colors.get(), kept)
     assert len(dp.extras["loops"]) == 1
     bind(dp, block_size=64)  # another configuration: another loop
