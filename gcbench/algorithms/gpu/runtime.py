@@ -59,6 +59,7 @@ class DeviceFacts:
     compute_capability: str
     multiprocessors: int
     max_threads_per_sm: int
+    max_blocks_per_sm: int
     driver_version: str
     cuda_runtime: str
     cupy_version: str
@@ -80,6 +81,7 @@ def device_facts() -> DeviceFacts:
         compute_capability=f"{props['major']}{props['minor']}",
         multiprocessors=int(props["multiProcessorCount"]),
         max_threads_per_sm=int(props["maxThreadsPerMultiProcessor"]),
+        max_blocks_per_sm=int(props.get("maxBlocksPerMultiProcessor", 32)),
         driver_version=_version(cp.cuda.runtime.driverGetVersion()),
         cuda_runtime=_version(cp.cuda.runtime.runtimeGetVersion()),
         cupy_version=cp.__version__,
@@ -368,8 +370,12 @@ def device_threads() -> int:
 
 
 def persistent_grid(block_size: int) -> int:
-    """Blocks that fill the device once: :func:`device_threads` / block size."""
-    return max(1, device_threads() // block_size)
+    """Blocks that fill the device once: per multiprocessor, as many as its threads hold, but
+    no more than it can keep resident (32 on Hopper: blocks of under 64 threads are limited by
+    their count, not their threads), times the multiprocessors."""
+    facts = device_facts()
+    per_sm = min(facts.max_threads_per_sm // block_size, facts.max_blocks_per_sm)
+    return max(1, per_sm * facts.multiprocessors)
 
 
 class EventClock:
