@@ -123,35 +123,41 @@ def _vertex_based(
     bitmap: bool,
     scan: bool,
     sync: str,
-) -> Coloring:
-    """The VB round loop. The conflict list starts as every vertex; the largest id on it
-    always keeps its color, so n rounds suffice (the cap n + 1 only guards against bugs). The
-    list only shrinks, so the last length the host learned sizes the next launches."""
+) -> Callable[[], Coloring]:
+    """The timed call of the VB round loop (under sync=graph the captured loop is found or
+    built now). The conflict list starts as every vertex; the largest id on it always keeps its
+    color, so n rounds suffice (the cap n + 1 only guards against bugs). The list only shrinks,
+    so under the host's protocols the last length learned sizes the next launches."""
     n = dg.n
-    if n and sync == GRAPH:
-        loops.require()
+    if not n or sync != GRAPH:
+        return functools.partial(_vertex_host, dg, block_size, algorithm, bitmap, scan, sync)
+    loops.require()
 
-        def build() -> tuple[Any, loops.DeviceRounds, loops.Loop]:
-            colors = runtime.uncolored(n)
-            step = _VertexRound(dg, colors, block_size, bitmap=bitmap, scan=scan)
-            first = step.lists[0].copy()
-            rounds = loops.DeviceRounds(start=(n,), cap=n + 1)
+    def build() -> tuple[Any, loops.DeviceRounds, loops.Loop]:
+        colors = runtime.uncolored(n)
+        step = _VertexRound(dg, colors, block_size, bitmap=bitmap, scan=scan)
+        first = step.lists[0].copy()
+        rounds = loops.DeviceRounds(start=(n,), cap=n + 1)
 
-            def init() -> None:
-                colors.fill(UNCOLORED)
-                step.restart(first)
-                rounds.reset()
+        def init() -> None:
+            colors.fill(UNCOLORED)
+            step.restart(first)
+            rounds.reset()
 
-            def body(handle: int) -> None:
-                step.launch(rounds.gate(0), n)
-                rounds.step(handle)
+        def body(handle: int) -> None:
+            step.launch(rounds.gate(0), n)
+            rounds.step(handle)
 
-            return colors, rounds, loops.Loop(init, body)
+        return colors, rounds, loops.Loop(init, body)
 
-        key = (VB_FAMILY, algorithm, block_size, bitmap, scan)
-        colors, rounds, loop = loops.cached(dg, key, build)
-        loop.launch()
-        return loops.coloring(colors, rounds, algorithm=algorithm)
+    colors, rounds, loop = loops.cached(dg, (VB_FAMILY, algorithm, block_size, bitmap, scan), build)
+    return loops.launcher(colors, rounds, loop, algorithm=algorithm)
+
+
+def _vertex_host(
+    dg: runtime.DeviceGraph, block_size: int, algorithm: str, bitmap: bool, scan: bool, sync: str
+) -> Coloring:
+    n = dg.n
     colors = runtime.uncolored(n)
     if n == 0:
         return Coloring(colors, 0, {"active": []})
@@ -164,25 +170,30 @@ def _vertex_based(
     return slots.coloring(launch, counts, cap=n + 1, algorithm=algorithm, colors=colors, sync=sync)
 
 
-def vb(dg: runtime.DeviceGraph, *, block_size: int = VB_BLOCK, sync: str = GRAPH) -> Coloring:
+def bind_vb(
+    dg: runtime.DeviceGraph, *, block_size: int = VB_BLOCK, sync: str = GRAPH
+) -> Callable[[], Coloring]:
     """VB (deveci-cmu §3.1): smallest color free of the neighbours' colors, found with an
     unbounded forbidden array (deg(v) + 1 stamps per vertex, 4(nnz + n) bytes in all; CuPy's
     OutOfMemoryError, the runner's ``oom``, where that cannot be had)."""
     return _vertex_based(dg, block_size, "vb", bitmap=False, scan=False, sync=sync)
 
 
-def vb_bit(
+def bind_vb_bit(
     dg: runtime.DeviceGraph,
     *,
     block_size: int = VB_BLOCK,
     conflicts: str = "atomic",
     sync: str = GRAPH,
-) -> Coloring:
+) -> Callable[[], Coloring]:
     """VB-BIT (deveci-cmu §3.1.2): a 64-bit forbidden map over colors [offset, offset + 64),
     the window sliding by 64 when full; the next conflict list by ``conflicts`` (§3.1.1)."""
     if conflicts not in CONFLICT_LISTS:
         raise SpecError(f"vb-bit: conflicts={conflicts} is not one of atomic|scan")
     return _vertex_based(dg, block_size, "vb-bit", bitmap=True, scan=conflicts == "scan", sync=sync)
+
+
+vb, vb_bit = loops.runs(bind_vb), loops.runs(bind_vb_bit)
 
 
 # -------------------------------------------------------------------------------- edge-based
@@ -254,38 +265,49 @@ def _edge_based(
     *,
     removal: bool = False,
     key: tuple[Any, ...] = (),
-) -> Coloring:
-    """Run the EB rounds of ``make()`` to completion under ``sync``, then its ``finish`` (also
-    when the cap stops them: the error's coloring shows where). A round's slot holds the
-    vertices uncolored after it and the edges eb-er's round kept (slot 0: all uncolored, all m
-    edges). Under sync=graph the buffers and launches are made once per graph and configuration
-    (``key``) and captured into a :class:`~gcbench.algorithms.gpu.loops.Loop`."""
+) -> Callable[[], Coloring]:
+    """The timed call of the EB rounds of ``make()`` under ``sync``, followed by its
+    ``finish`` (also when the cap stops them: the error's coloring shows where). A round's slot
+    holds the vertices uncolored after it and the edges eb-er's round kept (slot 0: all
+    uncolored, all m edges). Under sync=graph the buffers and launches are made once per graph
+    and configuration (``key``) and captured into a :class:`~gcbench.algorithms.gpu.loops.Loop`,
+    found or built now."""
     edges = edge_list(dg)
     start, cap = (dg.n, edges.m), edge_round_cap(dg)
-    if sync == GRAPH and dg.n:
-        loops.require()
+    if sync != GRAPH or not dg.n:
+        return functools.partial(_edge_host, dg, algorithm, make, sync, removal)
+    loops.require()
 
-        def build() -> tuple[Any, loops.DeviceRounds, loops.Loop]:
-            run = make()
-            rounds = loops.DeviceRounds(start=start, cap=cap)
+    def build() -> tuple[Any, loops.DeviceRounds, loops.Loop]:
+        run = make()
+        rounds = loops.DeviceRounds(start=start, cap=cap)
 
-            def init() -> None:
-                run.restart()
-                rounds.reset()
+        def init() -> None:
+            run.restart()
+            rounds.reset()
 
-            def body(handle: int) -> None:
-                run.enqueue(rounds.gate(0))
-                rounds.step(handle)
+        def body(handle: int) -> None:
+            run.enqueue(rounds.gate(0))
+            rounds.step(handle)
 
-            return run.colors, rounds, loops.Loop(init, body, run.finish)
+        return run.colors, rounds, loops.Loop(init, body, run.finish)
 
-        colors, rounds, loop = loops.cached(dg, (EB_FAMILY, algorithm, *key), build)
-        loop.launch()
-        kept = functools.partial(rounds.series, field=Counter.KEPT)
-        traces = _edge_traces(edges.m, removal, kept)
-        return loops.coloring(colors, rounds, algorithm=algorithm, traces=traces)
+    colors, rounds, loop = loops.cached(dg, (EB_FAMILY, algorithm, *key), build)
+    kept = functools.partial(rounds.series, field=Counter.KEPT)
+    traces = _edge_traces(edges.m, removal, kept)
+    return loops.launcher(colors, rounds, loop, algorithm=algorithm, traces=traces)
+
+
+def _edge_host(
+    dg: runtime.DeviceGraph,
+    algorithm: str,
+    make: Callable[[], _EdgeRun],
+    sync: str,
+    removal: bool,
+) -> Coloring:
+    edges = edge_list(dg)
     run = make()
-    counts = Slots(start)
+    counts = Slots((dg.n, edges.m))
     try:
         done, left = (
             (0, [])
@@ -293,7 +315,7 @@ def _edge_based(
             else slots.drive(
                 lambda rnd: run.enqueue(counts.gate(rnd)),
                 counts,
-                cap=cap,
+                cap=edge_round_cap(dg),
                 algorithm=algorithm,
                 colors=run.colors,
                 sync=sync,
@@ -312,7 +334,9 @@ def _edge_based(
     return Coloring(run.colors, done, {"uncolored": left}, resolve=resolve)
 
 
-def eb(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = GRAPH) -> Coloring:
+def bind_eb(
+    dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = GRAPH
+) -> Callable[[], Coloring]:
     """EB (deveci-cmu §3.2): plain int colors and the unbounded forbidden array (deg(v) + 1
     flags per vertex, set by ForbidColors and kept, as colored vertices are final)."""
     edges = edge_list(dg)
@@ -351,7 +375,7 @@ def _color_sets(
     removal: bool,
     sync: str,
     paper_reset: bool = False,
-) -> Coloring:
+) -> Callable[[], Coloring]:
     """The color-set round loop shared by eb-cs, eb-tent and eb-er (one-hot colors within
     sets of ``width``; see kernels/deveci_eb.cu). eb-er's rounds read their edge list and its
     length from the slot the last round kept it in (the kernels pick the buffer by the pass),
@@ -409,7 +433,9 @@ def _color_sets(
     return _edge_based(dg, algorithm, make, sync, removal=removal, key=key)
 
 
-def eb_cs(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = GRAPH) -> Coloring:
+def bind_eb_cs(
+    dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = GRAPH
+) -> Callable[[], Coloring]:
     """EB with color sets (deveci-cmu §3.2.1): one-hot 32-bit colors within a color set,
     forbidden bitmaps filled by atomic OR; a vertex whose set is full moves to the next."""
     return _color_sets(
@@ -417,14 +443,14 @@ def eb_cs(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = GR
     )
 
 
-def eb_tent(
+def bind_eb_tent(
     dg: runtime.DeviceGraph,
     *,
     block_size: int = EB_BLOCK,
     width: int = TENTATIVE_WIDTH,
     paper_reset: bool = False,
     sync: str = GRAPH,
-) -> Coloring:
+) -> Callable[[], Coloring]:
     """EB with color sets and tentative coloring (deveci-cmu §3.2.2) with the report's
     correction (appendix): a vertex with no free color always moves to its next color set.
     ``width`` and ``paper_reset`` (the uncorrected AssignColors, which livelocks) are for
@@ -441,12 +467,18 @@ def eb_tent(
     )
 
 
-def eb_er(dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = GRAPH) -> Coloring:
+def bind_eb_er(
+    dg: runtime.DeviceGraph, *, block_size: int = EB_BLOCK, sync: str = GRAPH
+) -> Callable[[], Coloring]:
     """eb-tent plus edge removal (deveci-cmu §3.2.3): each round's ForbidColors also compacts
     the edge list to the edges that can still conflict (atomic append)."""
     return _color_sets(
         dg, block_size, "eb-er", width=TENTATIVE_WIDTH, tentative=True, removal=True, sync=sync
     )
+
+
+eb, eb_cs = loops.runs(bind_eb), loops.runs(bind_eb_cs)
+eb_tent, eb_er = loops.runs(bind_eb_tent), loops.runs(bind_eb_er)
 
 
 # -------------------------------------------------------------------------------- registry
@@ -458,7 +490,7 @@ _EB_ROUNDS = "rounds (AssignColors, DetectConflicts, ForbidColors[, TentativeCol
 
 def _register(
     name: str,
-    run: Callable[..., Coloring],
+    bind: Callable[..., Callable[[], Coloring]],
     section: str,
     description: str,
     *,
@@ -470,7 +502,8 @@ def _register(
             name=name,
             backend="gpu",
             family=f"{_FAMILY} {section}",
-            run=run,
+            run=loops.runs(bind),
+            bind=bind,
             params=params,
             deterministic=False,  # speculative: which of two racing writes lands varies
             block_size_matters=True,
@@ -485,14 +518,14 @@ def _register(
 
 _register(
     "vb",
-    vb,
+    bind_vb,
     "§3.1",
     "Vertex-based speculative coloring with an unbounded forbidden array per vertex",
     edge_based=False,
 )
 _register(
     "vb-bit",
-    vb_bit,
+    bind_vb_bit,
     "§3.1.1-3.1.2",
     "Vertex-based speculative coloring with a sliding 64-color forbidden bitmap",
     edge_based=False,
@@ -508,28 +541,28 @@ _register(
 )
 _register(
     "eb",
-    eb,
+    bind_eb,
     "§3.2",
     "Edge-based speculative coloring: AssignColors over vertices, conflicts and bans over edges",
     edge_based=True,
 )
 _register(
     "eb-cs",
-    eb_cs,
+    bind_eb_cs,
     "§3.2.1",
     "Edge-based coloring with one-hot colors in 32-color sets and atomic-OR forbidden bitmaps",
     edge_based=True,
 )
 _register(
     "eb-tent",
-    eb_tent,
+    bind_eb_tent,
     "§3.2.2 + appendix",
     "eb-cs plus tentative coloring, with the report's color-set reset (no livelock)",
     edge_based=True,
 )
 _register(
     "eb-er",
-    eb_er,
+    bind_eb_er,
     "§3.2.3",
     "eb-tent plus edge removal: the edge list shrinks each round to edges that can conflict",
     edge_based=True,

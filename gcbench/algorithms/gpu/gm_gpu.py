@@ -21,6 +21,8 @@ docs/gm-gpu.md.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -206,28 +208,35 @@ class _Passes:
         self.check(*self.shape, (k, *self.check_rest))
 
 
-def run(
+def bind(
     dg: runtime.DeviceGraph,
     *,
     block_size: int = BLOCK,
     buckets: str = "degree",
     batch: int = BATCH,
     sync: str = GRAPH,
-) -> Coloring:
-    """Color ``dg``; ``iterations`` = frontier passes (each one gm_color + one gm_check),
+) -> Callable[[], Coloring]:
+    """The timed call coloring ``dg`` (under ``sync=graph`` its captured loop is found or built
+    now: :func:`_graph_call`). ``iterations`` = frontier passes (each one gm_color + one gm_check),
     ``trace["frontier"]`` = the frontier size of each pass (read after the timed call). The
     host reads the status after every ``batch`` passes; with ``sync`` device or batch the
     batch doubles after every :data:`GROW_EVERY` reads. Passes after the end return at once.
     ``sync=graph`` (the default) runs the passes in a CUDA graph's WHILE loop instead, one pass
-    a round, with no read (``batch`` unused; :func:`_graph_loop`).
+    a round, with no read (``batch`` unused; :func:`_graph_call`).
     Not deterministic: neighbours colored at the same moment race (the colors, not their
     validity, vary between runs)."""
+    if sync == GRAPH and dg.n:
+        loops.require()
+        return _graph_call(dg, buckets, block_size)
+    return functools.partial(_host_loop, dg, block_size, buckets, batch, sync)
+
+
+def _host_loop(
+    dg: runtime.DeviceGraph, block_size: int, buckets: str, batch: int, sync: str
+) -> Coloring:
     n = dg.n
     if n == 0:
         return Coloring(runtime.uncolored(n), 0, {"frontier": []})
-    if sync == GRAPH:
-        loops.require()
-        return _graph_loop(dg, buckets, block_size)
     colors = runtime.uncolored(n)
     s = scratch(dg)
     lay = s.layouts[buckets]
@@ -269,14 +278,14 @@ def _frontier(s: _Scratch, passes: int) -> list[float]:
     return s.status[S_TRACE : S_TRACE + min(passes, TRACE_PASSES)].get().astype(float).tolist()
 
 
-def _graph_loop(dg: runtime.DeviceGraph, buckets: str, block_size: int) -> Coloring:
-    """sync=graph: the whole coloring as one CUDA graph (:mod:`gcbench.algorithms.gpu.loops`),
-    captured once per graph, bucketing, block size and cap. A round is one pass (the kernels
-    take it from the round counter) and ``gm_left``, which writes the host's stopping test into
-    the round's slot: the WHILE node stops after the first pass that leaves no losers and no
-    bucket, or at :func:`pass_cap`. Every round is then a non-empty pass (buckets are never
-    empty), so the rounds are the passes; the frontier trace and the cap are read after the
-    call, the cap raising the host loop's RoundCapError."""
+def _graph_call(dg: runtime.DeviceGraph, buckets: str, block_size: int) -> Callable[[], Coloring]:
+    """sync=graph: the timed call of the whole coloring as one CUDA graph
+    (:mod:`gcbench.algorithms.gpu.loops`), captured once per graph, bucketing, block size and
+    cap. A round is one pass (the kernels take it from the round counter) and ``gm_left``,
+    which writes the host's stopping test into the round's slot: the WHILE node stops after the
+    first pass that leaves no losers and no bucket, or at :func:`pass_cap`. Every round is then
+    a non-empty pass (buckets are never empty), so the rounds are the passes; the frontier trace
+    and the cap are read after the call, the cap raising the host loop's RoundCapError."""
     cap = pass_cap(dg.n)
 
     def build() -> tuple[Any, loops.DeviceRounds, loops.Loop, _Scratch]:
@@ -301,25 +310,33 @@ def _graph_loop(dg: runtime.DeviceGraph, buckets: str, block_size: int) -> Color
         return colors, rounds, loops.Loop(init, body), s
 
     colors, rounds, loop, s = loops.cached(dg, (FAMILY, buckets, block_size, cap), build)
-    loop.launch()
-    coloring = loops.coloring(
+    launch = loops.launcher(
         colors,
         rounds,
+        loop,
         algorithm="gm-gpu",
         traces=lambda passes, _: {"frontier": _frontier(s, passes)},
     )
-    resolve: Any = coloring.resolve
 
-    def resolve_with_losers(final: Coloring) -> None:
-        try:
-            resolve(final)
-        except RoundCapError as err:  # the host loop's message, with the losers (field 1)
-            losers = int(rounds.series(final.iterations or 0, 1)[-1])
-            message = _cap_message(dg, losers, final.iterations or 0)
-            raise RoundCapError(message, err.coloring) from None
+    def call() -> Coloring:
+        coloring = launch()
+        resolve: Any = coloring.resolve
 
-    coloring.resolve = resolve_with_losers
-    return coloring
+        def resolve_with_losers(final: Coloring) -> None:
+            try:
+                resolve(final)
+            except RoundCapError as err:  # the host loop's message, with the losers (field 1)
+                losers = int(rounds.series(final.iterations or 0, 1)[-1])
+                message = _cap_message(dg, losers, final.iterations or 0)
+                raise RoundCapError(message, err.coloring) from None
+
+        coloring.resolve = resolve_with_losers
+        return coloring
+
+    return call
+
+
+run = loops.runs(bind)
 
 
 spec = register(
@@ -328,6 +345,7 @@ spec = register(
         backend="gpu",
         family="Gebremedhin-Manne after Atos (jpl-borione-ieee-access-2023 §II-B)",
         run=run,
+        bind=bind,
         params=(
             Param(
                 "buckets",

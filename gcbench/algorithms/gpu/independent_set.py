@@ -11,6 +11,7 @@ left uncolored after each. Decisions and the performance notes are in docs/indep
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -183,30 +184,17 @@ def _cap(dg: runtime.DeviceGraph) -> int:
     return dg.n + 1
 
 
-def _color(dg: runtime.DeviceGraph, plan: Plan, block_size: int, sync: str) -> Coloring:
-    """Color ``dg`` with ``plan`` under the host protocol ``sync``: the host's loop
-    (:func:`gcbench.algorithms.gpu.slots.coloring`) or, for ``graph``, a CUDA graph's WHILE
-    loop captured once per graph and configuration (:mod:`gcbench.algorithms.gpu.loops`)."""
-    if sync == GRAPH and dg.n:
-        loops.require()
-        return _graph_loop(dg, plan, block_size)
-    colors = runtime.uncolored(dg.n)
-    values = _Values(dg, plan, block_size)
-    values.start()
-    select = Selection(dg, colors, values.vals, plan, block_size)
-    host = Slots((dg.n, 0), passes=plan.passes)
+def _bound(
+    dg: runtime.DeviceGraph, plan: Plan, block_size: int, sync: str
+) -> Callable[[], Coloring]:
+    """The timed call of ``plan`` on ``dg`` under the host protocol ``sync``, with what can be
+    found or built before it done now: for ``graph``, the CUDA graph's WHILE loop, captured once
+    per graph and configuration (:mod:`gcbench.algorithms.gpu.loops`), so the call is its launch;
+    otherwise the host's loop (:func:`gcbench.algorithms.gpu.slots.coloring`)."""
+    if sync != GRAPH or not dg.n:
+        return functools.partial(_host_loop, dg, plan, block_size, sync)
+    loops.require()
 
-    def launch(rnd: int) -> None:
-        first = rnd * plan.passes
-        if rnd % 2 == 0:
-            values.each_round(colors, host.gate(first))
-        for j in range(plan.passes):
-            select.launch(host.gate(first + j))
-
-    return slots.coloring(launch, host, cap=_cap(dg), algorithm=plan.name, colors=colors, sync=sync)
-
-
-def _graph_loop(dg: runtime.DeviceGraph, plan: Plan, block_size: int) -> Coloring:
     def build() -> tuple[Any, loops.DeviceRounds, loops.Loop]:
         colors = runtime.uncolored(dg.n)
         values = _Values(dg, plan, block_size)
@@ -227,79 +215,92 @@ def _graph_loop(dg: runtime.DeviceGraph, plan: Plan, block_size: int) -> Colorin
         return colors, rounds, loops.Loop(init, body)
 
     colors, rounds, loop = loops.cached(dg, (FAMILY, plan, block_size), build)
-    loop.launch()
-    return loops.coloring(colors, rounds, algorithm=plan.name)
+    return loops.launcher(colors, rounds, loop, algorithm=plan.name)
 
 
-def jpl(
-    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = GRAPH
-) -> Coloring:
+def _host_loop(dg: runtime.DeviceGraph, plan: Plan, block_size: int, sync: str) -> Coloring:
+    colors = runtime.uncolored(dg.n)
+    values = _Values(dg, plan, block_size)
+    values.start()
+    select = Selection(dg, colors, values.vals, plan, block_size)
+    host = Slots((dg.n, 0), passes=plan.passes)
+
+    def launch(rnd: int) -> None:
+        first = rnd * plan.passes
+        if rnd % 2 == 0:
+            values.each_round(colors, host.gate(first))
+        for j in range(plan.passes):
+            select.launch(host.gate(first + j))
+
+    return slots.coloring(launch, host, cap=_cap(dg), algorithm=plan.name, colors=colors, sync=sync)
+
+
+def _algorithm(
+    plan_of: Callable[..., Plan],
+) -> tuple[Callable[..., Coloring], Callable[..., Callable[[], Coloring]]]:
+    """(run, bind) of the algorithm whose passes ``plan_of(**params)`` describes: ``bind``
+    returns the timed call (:func:`_bound`), ``run`` makes it at once."""
+
+    def bind(
+        dg: runtime.DeviceGraph, *, block_size: int = 256, sync: str = GRAPH, **params: Any
+    ) -> Callable[[], Coloring]:
+        return _bound(dg, plan_of(**params), block_size, sync)
+
+    bind.__doc__, bind.__name__ = plan_of.__doc__, f"bind{plan_of.__name__}"
+    return loops.runs(bind), bind
+
+
+def _jpl(*, seed: int = 0) -> Plan:
     """Jones-Plassmann-Luby (jpl-borione Alg. 4): round i colors its local maxima with color i.
     Values: a seeded permutation of 0..n-1, generated on the device inside the timing."""
-    return _color(dg, Plan("jpl", "permutation", seed=seed), block_size, sync)
+    return Plan("jpl", "permutation", seed=seed)
 
 
-def jpl_minmax(
-    dg: runtime.DeviceGraph,
-    *,
-    block_size: int = 256,
-    seed: int = 0,
-    shift: int = 1,
-    sync: str = GRAPH,
-) -> Coloring:
+def _jpl_minmax(*, seed: int = 0, shift: int = 1) -> Plan:
     """JPL min-max (jpl-borione §IV, Alg. 6): round i colors local maxima 2i and local minima
     2i+1, reading the value permutation with the index shift rand[(v + shift*i) mod n]."""
-    plan = Plan("jpl-minmax", "permutation", base_step=2, shift=shift, seed=seed, want=MAX | MIN)
-    return _color(dg, plan, block_size, sync)
+    return Plan("jpl-minmax", "permutation", base_step=2, shift=shift, seed=seed, want=MAX | MIN)
 
 
-def gunrock(
-    dg: runtime.DeviceGraph,
-    *,
-    block_size: int = 256,
-    seed: int = 0,
-    equal_values: bool = False,
-    sync: str = GRAPH,
-) -> Coloring:
+def _gunrock(*, seed: int = 0, equal_values: bool = False) -> Plan:
     """Gunrock's min-max JPL (jpl-borione §III-E, Alg. 5): float values in [0, n) regenerated
     for the uncolored vertices every second round, ties broken by vertex id (Gunrock #885).
     ``equal_values`` gives every vertex the same value (tests only)."""
-    plan = Plan("gunrock", "regenerated", base_step=2, seed=seed, want=MAX | MIN,
+    return Plan("gunrock", "regenerated", base_step=2, seed=seed, want=MAX | MIN,
                 equal_values=equal_values)  # fmt: skip
-    return _color(dg, plan, block_size, sync)
 
 
-def cohen(
-    dg: runtime.DeviceGraph, *, block_size: int = 256, hashes: int = 4, sync: str = GRAPH
-) -> Coloring:
+def _cohen(*, hashes: int = 4) -> Plan:
     """Cohen-Castonguay (jpl-borione §III-D): no value array; round r runs one min-max pass per
     hash function j (colors 2(rk+j) and 2(rk+j)+1), each seeing only the vertices the earlier
     functions of the round left, so a round colors up to 2k sets."""
-    plan = Plan("cohen", "hashed", passes=hashes, base_step=2, stream_mod=hashes,
+    return Plan("cohen", "hashed", passes=hashes, base_step=2, stream_mod=hashes,
                 seed=COHEN_SEED, want=MAX | MIN)  # fmt: skip
-    return _color(dg, plan, block_size, sync)
 
 
-def luby(
-    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = GRAPH
-) -> Coloring:
+def _luby(*, seed: int = 0) -> Plan:
     """The naive IDS scheme of luby-cf: fixed random values, one thread per vertex re-scanning
     every vertex each round; round i colors its local maxima with color i."""
-    return _color(dg, Plan("luby", "random", balanced=False, seed=seed), block_size, sync)
+    return Plan("luby", "random", balanced=False, seed=seed)
 
 
-def very_random(
-    dg: runtime.DeviceGraph, *, block_size: int = 256, seed: int = 0, sync: str = GRAPH
-) -> Coloring:
+def _very_random(*, seed: int = 0) -> Plan:
     """luby-cf's "very random" scheme: fresh random values every round (hashed from the seed
     and the round); round i colors its local maxima with color i."""
-    plan = Plan("very-random", "hashed", stream_mod=_NO_LIMIT, seed=seed)
-    return _color(dg, plan, block_size, sync)
+    return Plan("very-random", "hashed", stream_mod=_NO_LIMIT, seed=seed)
+
+
+jpl, _bind_jpl = _algorithm(_jpl)
+jpl_minmax, _bind_jpl_minmax = _algorithm(_jpl_minmax)
+gunrock, _bind_gunrock = _algorithm(_gunrock)
+cohen, _bind_cohen = _algorithm(_cohen)
+luby, _bind_luby = _algorithm(_luby)
+very_random, _bind_very_random = _algorithm(_very_random)
 
 
 def _register(
     name: str,
-    run: Callable[..., Coloring],
+    run_bind: tuple[Callable[..., Coloring], Callable[..., Callable[[], Coloring]]],
     family: str,
     description: str,
     params: tuple[Param, ...] = (SEED, SYNC),
@@ -312,7 +313,8 @@ def _register(
             name=name,
             backend="gpu",
             family=family,
-            run=run,
+            run=run_bind[0],
+            bind=run_bind[1],
             params=params,
             deterministic=True,
             block_size_matters=True,
@@ -330,7 +332,7 @@ _BORIONE = "independent set (jpl-borione-ieee-access-2023)"
 _LUBY_CF = "independent set (luby-cf-eec289q-report)"
 _register(
     "jpl",
-    jpl,
+    (jpl, _bind_jpl),
     f"{_BORIONE} §III-C Alg. 4",
     "Jones-Plassmann-Luby: one independent set (local maxima of a seeded value permutation) "
     "per round",
@@ -338,7 +340,7 @@ _register(
 )
 _register(
     "jpl-minmax",
-    jpl_minmax,
+    (jpl_minmax, _bind_jpl_minmax),
     f"{_BORIONE} §IV Alg. 6",
     "JPL with local maxima and minima per round, value permutation read with an index shift",
     (SEED, Param("shift", 1, int, low=0, high=2**31 - 1, help="index shift per round"), SYNC),
@@ -346,14 +348,14 @@ _register(
 )
 _register(
     "gunrock",
-    gunrock,
+    (gunrock, _bind_gunrock),
     f"{_BORIONE} §III-E Alg. 5; Gunrock color.hxx",
     "Gunrock's min-max JPL: float values regenerated every second round, ties broken by id",
     balanced=True,
 )
 _register(
     "cohen",
-    cohen,
+    (cohen, _bind_cohen),
     f"{_BORIONE} §III-D; nvidia-blog-csrcolor-ilu",
     "Cohen-Castonguay: k hash functions computed on the fly, up to 2k sets per round",
     (Param("hashes", 4, int, low=1, high=8, help="hash functions per round"), SYNC),
@@ -362,14 +364,14 @@ _register(
 )
 _register(
     "luby",
-    luby,
+    (luby, _bind_luby),
     f"{_LUBY_CF} naive implementation",
     "Naive IDS: fixed random values, one thread per vertex re-scanning all vertices each round",
     balanced=False,
 )
 _register(
     "very-random",
-    very_random,
+    (very_random, _bind_very_random),
     f"{_LUBY_CF} very random",
     "IDS with fresh random values every round for the uncolored vertices",
     balanced=True,

@@ -200,6 +200,34 @@ def cached(handle: Any, key: Hashable, build: Callable[[], Any]) -> Any:
     return kept[key]
 
 
+def runs(bind: Callable[..., Callable[[], Coloring]]) -> Callable[..., Coloring]:
+    """The ``run`` of a spec whose ``bind`` returns its timed call: the call, made at once."""
+
+    def run(handle: Any, **kwargs: Any) -> Coloring:
+        return bind(handle, **kwargs)()
+
+    run.__doc__, run.__name__ = bind.__doc__, bind.__name__.removeprefix("bind_")
+    return run
+
+
+def launcher(
+    colors: Any,
+    rounds: DeviceRounds,
+    loop: Loop,
+    *,
+    algorithm: str,
+    traces: Callable[[int, list[float]], dict[str, list[float]]] | None = None,
+) -> Callable[[], Coloring]:
+    """The timed call of a built loop: its launch, then its :func:`coloring` (a spec's ``bind``
+    returns it, so the lookups that found the loop stay outside the timed region)."""
+
+    def call() -> Coloring:
+        loop.launch()
+        return coloring(colors, rounds, algorithm=algorithm, traces=traces)
+
+    return call
+
+
 def coloring(
     colors: Any,
     rounds: DeviceRounds,
