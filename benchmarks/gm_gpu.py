@@ -30,7 +30,7 @@ GRAPHS = ("gen:rgg?scale=16", *LARGE_GRAPHS)
 CONFIGS = (
     "gm-gpu",
     "gm-gpu:buckets=none",
-    "gm-gpu:batch=1",
+    "gm-gpu:batch=1,sync=round",  # a read every pass (batch counts only in a host loop)
     "ecl-gc",
     "jpl-minmax",
     "eb-er",
