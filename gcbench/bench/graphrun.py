@@ -87,34 +87,44 @@ class GraphRun:
         *,
         pin: str | None = None,
         gpu_index: str | None = None,
+        worker: WorkerProcess | None = None,
+        keep: bool = False,
     ) -> None:
         self.sink = sink
         self.work = work
         self.settings = settings
         self.env = pin_env(pin)
         self.gpu_index = gpu_index
-        self.worker: WorkerProcess | None = None
+        self.worker = worker  # a live worker to load this graph into, or None: spawn one
+        self.keep = keep
+        self.loaded = False
         self.info: GraphInfo | None = None
         self.failure: dict[str, str] = {}
 
-    def run(self) -> None:
+    def run(self) -> WorkerProcess | None:
         """The graph's cases in passes: each pass visits every case not yet finished (an
         auto case needs several visits, a fixed count one), in suite order; a case's rows are
-        recorded when it finishes."""
+        recorded when it finishes. With ``keep``, the worker is handed back alive for the
+        next graph (the CPU's runs: docs/architecture.md, "Isolation and failures")."""
         left = [_Pending(case, reps) for case, reps in self.work.todo]
         try:
             while left:
                 for item in list(left):
                     self.sink.current(item.case)
-                    if self.worker is None and not self._start():
-                        return self._fail_rest(left)
+                    if not self.loaded and not self._start():
+                        self._fail_rest(left)
+                        return None
                     self._visit(item)
                     if item.finished:
                         self._finish(item)
                         left.remove(item)
+            if self.worker is not None and self.keep:
+                kept, self.worker = self.worker, None
+                return kept
             if self.worker is not None:
                 self.worker.stop()
                 self.worker = None
+            return None
         finally:
             if self.worker is not None:
                 self.worker.kill()
@@ -127,10 +137,12 @@ class GraphRun:
         self.sink.record(case, self.info, columns, trace)
 
     def _start(self) -> bool:
-        """Spawn a worker and load the graph; on failure keep why in ``self.failure``."""
+        """Load the graph, into a worker spawned now unless one was handed over; on failure
+        keep why in ``self.failure``."""
         load = self.work.load
-        self.sink.phase(f"starting a worker for {load.spec}")
-        self.worker = WorkerProcess(self.sink.interrupted, self.env)
+        if self.worker is None:
+            self.sink.phase(f"starting a worker for {load.spec}")
+            self.worker = WorkerProcess(self.sink.interrupted, self.env)
         limit = max(self.settings.timeout_s, MIN_LOAD_TIMEOUT_S)
         try:
             self.worker.send(load)
@@ -138,6 +150,7 @@ class GraphRun:
         except WorkerLost as lost:
             message = ("load_failed", lost.status, lost.message)
         if message[0] == "loaded":
+            self.loaded = True
             self.info = message[1]
             if self.info.note:
                 self.sink.note(self.info.note)
@@ -194,11 +207,11 @@ class GraphRun:
                     item.visited(message[1])
                     if message[1].restart:
                         self.worker.stop()
-                        self.worker = None
+                        self.worker, self.loaded = None, False
                     return
         except WorkerLost as lost:
             self.worker.kill()
-            self.worker = None
+            self.worker, self.loaded = None, False
             item.rows.extend(({"rep": r, "status": lost.status, "error": lost.message}, None)
                              for r in item.to_go())  # fmt: skip
             item.finished = True

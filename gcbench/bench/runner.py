@@ -416,9 +416,20 @@ def _engine(opts: RunOptions, backend: str, notes: list[str], stack: ExitStack) 
 def _one_at_a_time(
     session: _Session, works: list[GraphWork], settings: Settings, gpu_index: str | None
 ) -> None:
-    """The plain run: the graphs in suite order, one worker at a time."""
-    for work in works:
-        GraphRun(session, work, settings, gpu_index=gpu_index).run()
+    """The plain run: the graphs in suite order, one worker at a time. On the CPU (no GPU
+    index) one worker serves the graphs in turn, so its start and the loading of the numba
+    kernels are paid once (a crash still replaces it); a GPU graph gets a fresh worker and
+    CUDA context."""
+    worker = None
+    try:
+        for work in works:
+            run = GraphRun(session, work, settings, gpu_index=gpu_index, worker=worker,
+                           keep=gpu_index is None)  # fmt: skip
+            worker = None
+            worker = run.run()
+    finally:
+        if worker is not None:
+            worker.stop()
 
 
 def graph_weights(cases: Iterable[Case]) -> dict[tuple[str, str | None], float]:

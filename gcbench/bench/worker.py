@@ -188,7 +188,7 @@ def _detach(parent_pid: int, log_path: str) -> None:
 class _Worker:
     """State kept across the cases of one graph: the graph, its prepared forms, and the
     set-up view of the algorithm whose cases are running (one at a time, so structures of
-    an algorithm that is done are freed)."""
+    an algorithm that is done are freed). Loading another graph drops all of it."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
@@ -224,6 +224,9 @@ class _Worker:
     def load(self, job: LoadJob) -> None:
         standin, note = False, None
         self.problem = job.problem
+        self.graph = None  # a worker serving graphs in turn holds one at a time
+        self.prepared.clear()
+        self.setup.clear()
         try:
             try:
                 self.graph = self._load(job.spec, job.offline, job.problem)

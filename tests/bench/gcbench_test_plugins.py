@@ -26,6 +26,11 @@ def _setup(graph) -> None:
     time.sleep(0.02)
 
 
+def _pid(graph, **_) -> Coloring:
+    """Valid colors; ``iterations`` is the worker's process id (which worker ran the case)."""
+    return Coloring(np.arange(graph.n, dtype=np.int32), os.getpid())
+
+
 def _exit(graph, **_) -> Coloring:
     os._exit(3)
 
@@ -180,6 +185,7 @@ _spec(
     setup=_setup,
     description="every vertex its own color",
 )
+_spec("test-pid", _pid)
 _spec("test-exit", _exit)
 _spec("test-segfault", _segfault)
 _spec("test-sleep", _sleep, params=(Param("seconds", 30.0, float, low=0.0),))
