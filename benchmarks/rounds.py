@@ -88,14 +88,14 @@ def measure(
     }
 
 
-def summary(graph: str, name: str, rows: dict[str, list[dict]]) -> str:
+def summary(graph: str, name: str, rows: dict[str, list[dict]], modes: list[str]) -> str:
     cells = [graph, name, str(rows[next(iter(rows))][-1]["iterations"])]
     for mine in rows.values():
         times = [r["time_ms"] for r in mine]
         device = statistics.median(r["device_ms"] for r in mine)
         syncs = statistics.median(r["host_syncs"] for r in mine)
         cells += [cell(times), f"{device:.3f}", f"{syncs:g}"]
-    first, *others = rows
+    first, *others = modes
     for other in others:
         ratio = ratio_ci([r["time_ms"] for r in rows[other]],
                          [r["time_ms"] for r in rows[first]])  # fmt: skip
@@ -135,7 +135,7 @@ def main() -> None:
             except GcbenchError as exc:
                 print(f"| {graph_spec} | {name} | {exc} |")
                 continue
-            print(summary(graph_spec, name, rows), flush=True)
+            print(summary(graph_spec, name, rows, modes), flush=True)
             for mine in rows.values():
                 seen += mine
                 if writer:

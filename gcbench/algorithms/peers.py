@@ -54,6 +54,13 @@ def _require(module: str, algorithm: str) -> ModuleType:
         ) from None
 
 
+def forget() -> None:
+    """Drop the networkx, igraph and SciPy forms kept of the last graph or pattern (a worker
+    that loads another graph holds one at a time)."""
+    for cached in (_nx_graph, _igraph_graph, _scipy_columns):
+        cached.cache_clear()
+
+
 @functools.lru_cache(maxsize=1)
 def _nx_graph(graph: Graph) -> Any:
     nx = _require("networkx", "nx-greedy")

@@ -227,6 +227,9 @@ class _Worker:
         self.graph = None  # a worker serving graphs in turn holds one at a time
         self.prepared.clear()
         self.setup.clear()
+        self.conditions.clear()  # a case's totals (contention) are its graph's alone
+        if "gcbench.algorithms.peers" in sys.modules:  # their cached forms of the last graph
+            sys.modules["gcbench.algorithms.peers"].forget()
         try:
             try:
                 self.graph = self._load(job.spec, job.offline, job.problem)

@@ -30,3 +30,25 @@ def test_a_crash_still_gives_the_next_graph_a_fresh_worker(bench_env, tmp_path):
     assert (frame[frame.algorithm == "test-exit"].status == "error").all()
     assert (frame[frame.algorithm == "test-pid"].status == "ok").all()
     assert len(set(pids)) == len(GRAPHS), pids  # each graph after a crash starts afresh
+
+
+def test_loading_another_graph_forgets_the_last_ones_state(bench_env):
+    """What a worker keeps per graph (prepared forms, setups, the conditions' per-case totals,
+    the peers' cached forms) goes when it loads the next graph."""
+    from multiprocessing import Pipe
+
+    from gcbench.algorithms import peers
+    from gcbench.bench.worker import LoadJob, _Worker
+
+    ours, theirs = Pipe()
+    worker = _Worker(theirs)
+    worker.load(LoadJob("gen:cycle?n=40", None, True))
+    first = worker.graph
+    assert first.n == 40
+    worker.prepared["cpu"], worker.setup["greedy"], worker.conditions["cpu"] = 1, 2, 3
+    peers._nx_graph(first)  # networkx: the test extra's peers
+    assert peers._nx_graph.cache_info().currsize == 1
+    worker.load(LoadJob("gen:grid2d?side=7", None, True))
+    assert worker.graph.n == 49
+    assert not worker.prepared and not worker.setup and not worker.conditions
+    assert peers._nx_graph.cache_info().currsize == 0

@@ -226,6 +226,16 @@ def edge_list(dg: runtime.DeviceGraph) -> EdgeList:
     return dg.extra(EDGES_KEY, _build_edges)
 
 
+GRAPH_ROOM = 1 << 16  # sync=graph: rounds past 2n its slots have room for (8 bytes each)
+
+
+def graph_round_cap(dg: runtime.DeviceGraph) -> int:
+    """The rounds a captured EB loop has slots for: the cap, but at most 2n + GRAPH_ROOM, so
+    its slots (8 bytes a round, allocated up front) never grow with the edges (the cap's nnz
+    term); a coloring that needed more would end as a timeout (sync=device runs to the cap)."""
+    return min(edge_round_cap(dg), 2 * dg.n + GRAPH_ROOM)
+
+
 def edge_round_cap(dg: runtime.DeviceGraph) -> int:
     """Rounds before an EB run counts as hung. Each round either fixes the largest uncolored
     id's color or moves some vertex to its next color set, so n plus the set moves suffice;
@@ -273,7 +283,7 @@ def _edge_based(
     and configuration (``key``) and captured into a :class:`~gcbench.algorithms.gpu.loops.Loop`,
     found or built now."""
     edges = edge_list(dg)
-    start, cap = (dg.n, edges.m), edge_round_cap(dg)
+    start, cap = (dg.n, edges.m), graph_round_cap(dg)
     if sync != GRAPH or not dg.n:
         return functools.partial(_edge_host, dg, algorithm, make, sync, removal)
     loops.require()

@@ -77,6 +77,10 @@ class Plan:
     want: int = MAX
     equal_values: bool = False
 
+    def __post_init__(self) -> None:
+        if self.values == "regenerated" and self.passes != 1:  # is_random_float's rounds
+            raise ValueError("values regenerated every second round need one pass a round")
+
     @property
     def hashed(self) -> bool:
         return self.values == "hashed"

@@ -138,9 +138,9 @@ class Loop:
         # reach must live as long as the graph, so the loop keeps them (and what they close over)
         self._keep = (init, body, finish)
         self._stream = cp.cuda.Stream(non_blocking=True)
+        self._exec = self._end = None
         self._graph = _ok(rt.cudaGraphCreate(0))
         self._start = _ok(rt.cudaGraphCreate(0))
-        self._exec = None
         self._capture(self._start, init)
         first = _ok(rt.cudaGraphAddChildGraphNode(self._graph, None, 0, self._start))
         flags = rt.cudaGraphConditionalHandleFlags.cudaGraphCondAssignDefault
@@ -153,7 +153,6 @@ class Loop:
         add_node = getattr(rt, "cudaGraphAddNode_v2", rt.cudaGraphAddNode)  # 12.x: edge data
         loop = _ok(add_node(self._graph, [first], None, 1, params))
         self._capture(params.conditional.phGraph_out[0], lambda: body(int(handle)))
-        self._end = None
         if finish is not None:
             self._end = _ok(rt.cudaGraphCreate(0))
             self._capture(self._end, finish)
@@ -167,8 +166,10 @@ class Loop:
         try:
             with self._stream:
                 enqueue()
-        finally:
-            _ok(rt.cudaStreamEndCapture(self._stream.ptr))
+        except BaseException:
+            rt.cudaStreamEndCapture(self._stream.ptr)  # the enqueue's error is the one to see
+            raise
+        _ok(rt.cudaStreamEndCapture(self._stream.ptr))
 
     def launch(self) -> None:
         """Enqueue the whole coloring on the current stream (no wait)."""
@@ -178,9 +179,9 @@ class Loop:
     def __del__(self) -> None:
         try:
             rt = _rt()
-            if self._exec is not None:
+            if getattr(self, "_exec", None) is not None:
                 rt.cudaGraphExecDestroy(self._exec)
-            for graph in (self._graph, self._start, self._end):
+            for graph in (getattr(self, name, None) for name in ("_graph", "_start", "_end")):
                 if graph is not None:
                     rt.cudaGraphDestroy(graph)
         except Exception:  # noqa: S110 -- at interpreter exit the context may be gone; the

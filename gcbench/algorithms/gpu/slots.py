@@ -34,9 +34,8 @@ _SYNC_HELP = (
     "host protocol: device=launch ahead, learn each round's count from host memory the "
     "device writes | batch=read growing batches | round=read after every round (the papers')"
 )
-SYNC = Param("sync", "device", choices=rounds.SYNCS, help=_SYNC_HELP)
-# the families whose passes find their round on the device (kernels/rounds.cu) also take
-# graph, their default (docs/decisions.md, "Rounds without the host")
+# every round-based family's passes find their round on the device (kernels/rounds.cu), so
+# each takes graph too, its default (docs/decisions.md, "Rounds without the host")
 SYNC_GRAPH = Param(
     "sync",
     "graph",
