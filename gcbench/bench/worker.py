@@ -227,6 +227,7 @@ class _Worker:
         self.graph = None  # a worker serving graphs in turn holds one at a time
         self.prepared.clear()
         self.setup.clear()
+        self.meters.clear()
         self.conditions.clear()  # a case's totals (contention) are its graph's alone
         if "gcbench.algorithms.peers" in sys.modules:  # their cached forms of the last graph
             sys.modules["gcbench.algorithms.peers"].forget()
@@ -243,7 +244,6 @@ class _Worker:
         except Exception as exc:
             self.conn.send(("load_failed", *classify(exc)))
             return
-        self.meters.clear()
         if job.problem != DEFAULT_PROBLEM:
             self.conn.send(("loaded", pattern_info(self.graph, job.problem, standin, note)))
             return
