@@ -73,6 +73,13 @@ class Backend(Protocol):
         ``device_ms`` (docs/decisions.md, "Rounds without the host"); None on the CPU."""
         ...
 
+    def hold(self) -> AbstractContextManager[Any]:
+        """A context entered before a timed call's start mark: the device waits until the host
+        has queued the call (or first waits for the device inside it), so the host's launch
+        latency is not timed (docs/decisions.md, "The device held until the call is
+        queued"); nothing on the CPU."""
+        ...
+
     def finish(
         self, graph: Graph, handle: Any, coloring: Coloring
     ) -> tuple[np.ndarray, Validation, float]:

@@ -83,8 +83,9 @@ class Meter(Interface):
     def start(self) -> None:
         """Just before the timed call."""
 
-    def stop(self) -> dict[str, Any]:
-        """Just after it: the repetition's condition columns."""
+    def stop(self, waited: bool = True) -> dict[str, Any]:
+        """Just after it: the repetition's condition columns (``waited``: whether the timed call
+        waited for the device, :meth:`floor_ms`)."""
         ...
 
     def clock_mhz(self) -> int | None:
@@ -194,14 +195,17 @@ def run_timed(
     spec: AlgorithmSpec, prepared: Prepared, block_size: int | None, params: dict[str, Any]
 ) -> tuple[Coloring, float]:
     """Run ``spec`` once on ``prepared`` (already set up and primed); the Coloring and the
-    time of the call alone in ms, bound (:func:`bind`) before the start event. Host round
+    time of the call alone in ms, bound (:func:`bind`) before the start event. The device is
+    held (the backend's ``hold``) until the call is queued or first waits for the device, so
+    the timed region starts with the call's work, not the host's launch of it; host round
     trips the algorithm makes are inside it, and counted (``host_syncs``, ``device_ms``)."""
     call = bind(spec, prepared.handle, block_size, params)
     clock = prepared.backend.clock()
-    clock.mark()
-    with prepared.backend.watch() as watch:
-        coloring = call()
-    clock.mark()
+    with prepared.backend.hold():
+        clock.mark()
+        with prepared.backend.watch() as watch:
+            coloring = call()
+        clock.mark()
     elapsed = clock.ms(0, 1)
     return _resolved(_watched(coloring, watch, elapsed)), elapsed
 
@@ -338,7 +342,8 @@ def runs(
         else:
             coloring, time_ms = run_timed(spec, prepared, block_size, params)
             this_setup = setup_ms or 0.0
-        conditions = meter.stop() if meter is not None else {}
+        waited = count_setup or coloring.host_syncs != 0  # None: waits it did not count
+        conditions = meter.stop(waited) if meter is not None else {}
         colors, validation, copy_ms = finish(spec, prepared, coloring)
         yield Repetition(coloring, colors, validation, time_ms, this_setup, copy_ms, conditions)
 

@@ -167,6 +167,7 @@ class Conditions:
         self._machine: tuple[float | None, float, float, float] = (None, 0.0, 0.0, 0.0)
         self._totals: dict[Any, tuple[float, float, float, float]] = {}  # case -> _account
         self._trips: dict[Any, list[float]] = {}  # case -> its repetitions' round trips (µs)
+        self._waiting: set[Any] = set()  # cases a timed call of which waited for the device
 
     def begin_case(self, case: Any = None, threads: int = 1) -> None:
         """Start the accounting of a visit of ``case`` (a key: a case's visits add up), whose
@@ -183,7 +184,12 @@ class Conditions:
         self._cpu = time.process_time()
         self._wall = time.perf_counter()
 
-    def stop(self) -> dict[str, Any]:
+    def stop(self, waited: bool = True) -> dict[str, Any]:
+        """The repetition's condition columns; ``waited``: whether its timed call waited for
+        the device (a blocking read, or a call not held until queued), which sets the case's
+        floor (:meth:`floor_ms`)."""
+        if waited:
+            self._waiting.add(self._case)
         now = time.perf_counter()
         wall, cpu = now - self._wall, time.process_time() - self._cpu
         waited = waited_ns()
@@ -243,10 +249,13 @@ class Conditions:
 
     def floor_ms(self) -> float:
         """The harness's resolution for the case's time: on the GPU, the median of the host
-        round trips measured after its repetitions so far (a blocking read or a burst of
-        launches moves a repetition by about that much) plus the events' resolution; on the
-        CPU, the timer's resolution."""
+        round trips measured after its repetitions so far (a blocking read moves a repetition
+        by about that much) plus the events' resolution, or the events' resolution alone for a
+        case none of whose timed calls waited for the device (held until queued, they hold no
+        host time); on the CPU, the timer's resolution."""
         trips = self._trips.get(self._case)
         if self.round_trip is None or not trips:
             return TIMER_RESOLUTION_MS
+        if self._case not in self._waiting:
+            return EVENT_RESOLUTION_MS
         return statistics.median(trips) / 1e3 + EVENT_RESOLUTION_MS

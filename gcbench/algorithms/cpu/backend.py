@@ -62,6 +62,9 @@ class CpuBackend:
     def watch(self) -> AbstractContextManager[None]:
         return contextlib.nullcontext()  # a CPU algorithm has no device to wait for
 
+    def hold(self) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()  # nothing is queued: the call runs as it is made
+
     def finish(
         self, graph: Graph | Pattern, handle: Any, coloring: Coloring
     ) -> tuple[np.ndarray, Validation, float]:

@@ -74,6 +74,9 @@ class GpuBackend:
     def watch(self) -> AbstractContextManager[runtime.HostWatch]:
         return runtime.watch()
 
+    def hold(self) -> AbstractContextManager[runtime.Hold]:
+        return runtime.held()
+
     def finish(
         self, graph: Graph | Pattern, handle: DeviceInput, coloring: Coloring
     ) -> tuple[np.ndarray, Validation, float]:

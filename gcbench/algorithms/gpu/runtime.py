@@ -458,6 +458,72 @@ def watch() -> Iterator[HostWatch]:
         _WATCHES.remove(watching)
 
 
+HOLD_TIMEOUT_MS = 2.0  # the longest a hold waits for its go (the host's queueing of a call)
+
+
+class Hold:
+    """One process's hold on its stream (kernels/hold.cu): :meth:`start` launches a kernel that
+    spins until :meth:`release` or :data:`HOLD_TIMEOUT_MS`; :meth:`timed_out` says, once the
+    stream has passed it, which ended it. Its go and outcome words are pinned host memory."""
+
+    def __init__(self) -> None:
+        import cupyx
+
+        self._words = cupyx.empty_pinned(2, dtype=np.int64)  # go, outcome
+        self._words[:] = 0
+        self._ticket = 0
+
+    def start(self) -> None:
+        self._ticket += 1
+        go = self._words.ctypes.data
+        kernel("hold", "hold_stream")(
+            (1,), (1,),
+            (go, go + 8, np.int64(self._ticket), np.uint64(HOLD_TIMEOUT_MS * 1e6)),
+        )  # fmt: skip
+
+    def release(self) -> None:
+        self._words[0] = self._ticket
+
+    def timed_out(self) -> bool:
+        return int(self._words[1]) == -self._ticket
+
+
+_HOLDS: list[Hold] = []
+
+
+@functools.cache
+def _hold() -> Hold:
+    return Hold()
+
+
+@contextlib.contextmanager
+def held() -> Iterator[Hold]:
+    """Hold the current stream for the ``with`` block (docs/decisions.md, "The device held
+    until the call is queued"): work queued inside it starts when the block ends, or at the
+    block's first counted wait for the device (:func:`synced`, :func:`count_wait`,
+    :func:`uncounted`), whichever comes first."""
+    hold = _hold()
+    hold.start()
+    _HOLDS.append(hold)
+    try:
+        yield hold
+    finally:
+        _HOLDS.remove(hold)
+        hold.release()
+
+
+def hold_timed_out() -> bool:
+    """Whether the latest :func:`held` block's hold ran out of time instead of being let go (a
+    call inside it waited for the device without saying so); read once the stream passed it."""
+    return _hold().timed_out()
+
+
+def _let_go() -> None:
+    """Release every hold: the host is about to wait for the device."""
+    for hold in _HOLDS:
+        hold.release()
+
+
 T = TypeVar("T")
 
 
@@ -468,6 +534,7 @@ def synced(call: Callable[[], T], *, enqueues: bool = False) -> T:
     takes the device's idle time out of ``device_ms``. A call that ``enqueues`` device work of
     its own before it waits is counted with no gap: events around it would hold that work, so
     its wait's idle time stays in ``device_ms`` (the method's stated error)."""
+    _let_go()
     if not _WATCHES:
         return call()
     if enqueues:
@@ -491,6 +558,7 @@ def read_back(array: Any) -> np.ndarray:
 def count_wait() -> None:
     """Count one blocking wait that leaves the device busy (a spin on host memory the device
     writes while later work is queued): a host sync with no idle gap."""
+    _let_go()
     if _WATCHES:
         _WATCHES[-1].count(None)
 
@@ -499,6 +567,7 @@ def uncounted() -> None:
     """Say that the call waits for the device in ways it does not count (host-planned passes
     over CuPy operations that read sizes back): its ``host_syncs`` and ``device_ms`` are left
     unmeasured rather than wrong."""
+    _let_go()
     if _WATCHES:
         _WATCHES[-1].syncs = None
 

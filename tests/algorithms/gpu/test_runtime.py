@@ -58,6 +58,35 @@ def test_event_clock_counts_host_work_while_the_device_waits():
 
 
 @pytest.mark.gpu
+def test_a_held_stream_leaves_the_hosts_queueing_out_of_the_timed_region():
+    with runtime.held():
+        clock = runtime.EventClock()
+        clock.mark()
+        time.sleep(0.001)  # the host's queueing: under the hold's timeout
+        runtime.cupy().zeros(1000, dtype=np.int32).sum()
+        clock.mark()
+    assert clock.ms() < 0.5 and not runtime.hold_timed_out()
+    with runtime.timed() as unheld:  # the same without the hold: the sleep is timed
+        time.sleep(0.001)
+        runtime.cupy().zeros(1000, dtype=np.int32).sum()
+    assert unheld.ms() >= 0.9
+
+
+@pytest.mark.gpu
+def test_a_wait_inside_a_hold_lets_it_go_and_an_unsaid_one_times_out():
+    with runtime.held():
+        value = runtime.read_back(runtime.cupy().arange(3, dtype=np.int32))
+    runtime.cupy().cuda.get_current_stream().synchronize()
+    assert value.tolist() == [0, 1, 2] and not runtime.hold_timed_out()
+    start = time.perf_counter()
+    with runtime.held():
+        value = runtime.cupy().arange(3, dtype=np.int32).get()  # a wait nobody counts
+    waited = time.perf_counter() - start
+    assert value.tolist() == [0, 1, 2] and runtime.hold_timed_out()
+    assert waited >= runtime.HOLD_TIMEOUT_MS / 1e3 * 0.9
+
+
+@pytest.mark.gpu
 def test_to_device_round_trip(graph):
     dg = runtime.to_device(graph)
     assert dg.n == graph.n and dg.nnz == graph.nnz

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gcbench import algorithms, validate
-from gcbench.algorithms.execute import execute
+from gcbench.algorithms.execute import execute, prepare
 from gcbench.algorithms.gpu import distance2, independent_set, loops, runtime, slots
 from gcbench.algorithms.pattern_validation import validate_pattern
 from gcbench.algorithms.rounds import GRAPH, SYNCS
@@ -144,6 +144,16 @@ def test_a_timed_call_without_reads_has_device_time_equal_to_its_time(on_gpu):
     assert outcome.coloring.device_ms == pytest.approx(outcome.time_ms)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", [s.name for s in algorithms.all_specs("gpu")])
+def test_no_timed_call_waits_for_the_device_without_saying_so(on_gpu, name):
+    """The timing protocol holds the device until a call is queued and lets it go at the
+    call's first counted wait; a wait it does not count would run the hold out of time."""
+    _, outcome = run(on_gpu, "gen:kron?scale=12", name)
+    assert outcome.validation.valid
+    assert not runtime.hold_timed_out(), (name, outcome.coloring.host_syncs)
+
+
 def _patterns() -> dict[str, Pattern]:
     """d2 patterns with a hub row (301 jp-d2 rounds) and a second color window, and a
     rectangular pd2 pattern."""
@@ -191,3 +201,12 @@ def test_distance2_under_every_protocol(pattern, name):
         base_colors, _ = outcomes["round"]
         for sync, (colors, _) in outcomes.items():
             np.testing.assert_array_equal(colors, base_colors, err_msg=sync)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", [s.name for s in algorithms.all_specs("gpu", problem="d2")])
+def test_no_distance2_call_waits_for_the_device_without_saying_so(name):
+    spec = algorithms.get(name, problem="d2")
+    outcome = execute(spec, prepare(PATTERNS["star-300"], "gpu"), None, spec.resolve_params({}))
+    assert outcome.validation.valid
+    assert not runtime.hold_timed_out(), (name, outcome.coloring.host_syncs)

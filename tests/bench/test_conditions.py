@@ -1,0 +1,42 @@
+"""The conditions meter's floor (gcbench/bench/conditions.py): the harness's own resolution
+for a case's time, which a held call that never waits for the device does not inherit from
+the host's round trip."""
+
+from __future__ import annotations
+
+import pytest
+
+from gcbench.bench.conditions import EVENT_RESOLUTION_MS, TIMER_RESOLUTION_MS, Conditions
+
+
+class MeasuredTrip:
+    """A round trip the host measured: a fixed 40 µs (the meter only reads ``us()``)."""
+
+    def us(self) -> float:
+        return 40.0
+
+
+def _visit(meter: Conditions, case: str, waited: bool, reps: int = 3) -> float:
+    meter.begin_case(case)
+    for _ in range(reps):
+        meter.start()
+        meter.stop(waited)
+    return meter.floor_ms()
+
+
+def test_a_case_that_never_waited_has_the_events_resolution_as_its_floor():
+    meter = Conditions("gpu", round_trip=MeasuredTrip())
+    assert _visit(meter, "held", waited=False) == EVENT_RESOLUTION_MS
+
+
+def test_a_case_that_waits_has_a_round_trip_in_its_floor_for_all_its_visits():
+    meter = Conditions("gpu", round_trip=MeasuredTrip())
+    assert _visit(meter, "reads", waited=True) == pytest.approx(0.040 + EVENT_RESOLUTION_MS)
+    assert _visit(meter, "mixed", waited=False) == EVENT_RESOLUTION_MS
+    assert _visit(meter, "mixed", waited=True, reps=1) == pytest.approx(0.040 + EVENT_RESOLUTION_MS)
+    assert _visit(meter, "mixed", waited=False) == pytest.approx(0.040 + EVENT_RESOLUTION_MS)
+
+
+def test_the_cpu_floor_is_the_timers_resolution():
+    meter = Conditions("cpu")
+    assert _visit(meter, "cpu", waited=True) == TIMER_RESOLUTION_MS
