@@ -22,6 +22,10 @@ import numpy as np
 
 CONFIDENCE = 0.95
 DRIFT_ALPHA = 0.01  # the Mann–Whitney test of the halves: rare on a steady series
+# The smallest change that counts: compare's verdicts and a drift's practical size; a run aims
+# at half of it (sampling.DEFAULT_NOISE), so two runs' medians, each within its interval, stay
+# within it of each other (docs/statistics.md, "Flags that mean something").
+CHANGE = 0.05
 EXACT_MW = 24  # exact Mann–Whitney null distribution up to this many values a side
 MAX_PAIRS = 1_000_000  # pairwise differences formed at most (larger samples are thinned)
 

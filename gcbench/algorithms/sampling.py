@@ -37,7 +37,8 @@ LONG_RUN_MS = 50.0  # a run this long is its own warm-up
 WARMUP_TIME_S = 1.0
 STEADY_TOLERANCE = 0.02
 CLOCK_SHARE = 0.9
-DEFAULT_NOISE = 0.01
+DEFAULT_NOISE = stats.CHANGE / 2  # 2.5 %: two runs within the change that counts
+DRIFT_SIZE = stats.CHANGE  # a trend smaller than a change that counts is not a drift
 DEFAULT_CASE_TIME_S = 1.5
 
 
@@ -129,13 +130,13 @@ class Sampling:
         return self.settled(times, floor_ms) or out_of_time
 
     def flags(self, times: Sequence[float], floor_ms: float = 0.0) -> tuple[str, ...]:
-        """The case's own flags: ``drift`` when its halves differ beyond the noise target;
-        ``noisy`` when the median's interval is wider than it, ``floor`` instead when that
-        interval is within the harness's resolution ``floor_ms``, ``capped`` instead when
-        its time ran out before it had an interval (a fixed count too small for an interval
-        is not judged)."""
+        """The case's own flags: ``drift`` when its halves differ (the Mann–Whitney test) by
+        more than :data:`DRIFT_SIZE`; ``noisy`` when the median's interval is wider than the
+        noise target, ``floor`` instead when that interval is within the harness's resolution
+        ``floor_ms``, ``capped`` instead when its time ran out before it had an interval (a
+        fixed count too small for an interval is not judged)."""
         out = []
-        if stats.drifted(times, self.noise):
+        if stats.drifted(times, DRIFT_SIZE):
             out.append("drift")
         width = stats.relative_halfwidth(times)
         if width is None and self.reps is None:

@@ -247,6 +247,11 @@ class Conditions:
     def clock_mhz(self) -> int | None:
         return self.gpu.sm_mhz() if self.gpu is not None else None
 
+    def waited(self) -> bool:
+        """Whether a GPU case's timed calls waited for the device (flag ``host``): its times
+        hold the host's round trips and move with the host's speed between runs."""
+        return self.round_trip is not None and self._case in self._waiting
+
     def floor_ms(self) -> float:
         """The harness's resolution for the case's time: on the GPU, the median of the host
         round trips measured after its repetitions so far (a blocking read moves a repetition

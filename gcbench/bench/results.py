@@ -69,17 +69,23 @@ HOST_COLUMNS: tuple[str, ...] = ("host_syncs", "device_ms")
 # took CPU time the case wanted or ran on its GPU (contended), the case's repetitions trend
 # (drift), its interval stayed wider than --noise (noisy), its runs outlasted --case-time
 # before it had an interval (capped); these make its times suspect. Milder: its interval is
-# wider than --noise but within the harness's own resolution (floor: docs/statistics.md).
+# wider than --noise but within the harness's own resolution (floor), its timed calls waited
+# for the device, so its times move with the host's speed (host: docs/statistics.md).
 SUSPECT_FLAGS: tuple[str, ...] = ("throttled", "contended", "drift", "noisy", "capped")
-FLAGS: tuple[str, ...] = (*SUSPECT_FLAGS, "floor")
+FLAGS: tuple[str, ...] = (*SUSPECT_FLAGS, "floor", "host")
 FLOOR_CAUSE = (
     "stopped at their noise floor: their median's interval is wider than --noise but within "
     "one host round trip, what the harness can resolve"
 )
+HOST_CAUSE = (
+    "waited for the device inside their timed calls (blocking reads: column host_syncs), so "
+    "their times move with the host's speed from run to run (column round_trip_us)"
+)
 
 
 def is_suspect(flags: str) -> bool:
-    """Whether a ";"-joined flag list makes its times suspect (any flag but ``floor``)."""
+    """Whether a ";"-joined flag list makes its times suspect (any flag but ``floor`` and
+    ``host``)."""
     return any(flag in SUSPECT_FLAGS for flag in flags.split(";"))
 
 
@@ -333,7 +339,8 @@ class Failures:
 
 
 # What the line at the end of a run says of the cases with each suspect flag, and what to do
-# about them (docs/statistics.md); a ``floor`` case is as sure as the harness can be: no line.
+# about them (docs/statistics.md); a ``floor`` case is as sure as the harness can be, a
+# ``host`` case is what its algorithm does: no line.
 FLAG_CAUSES: dict[str, tuple[str, str]] = {
     "throttled": ("ran while the GPU slowed itself (a power or thermal limit: column throttle)",
                   "let the GPU cool, or check its power and cooling, and rerun them"),

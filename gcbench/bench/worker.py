@@ -383,6 +383,8 @@ class _Worker:
             flags = sampling.flags(pooled, floor) if finished else ()
             if meter.contended():
                 flags = (*flags, "contended")
+            if finished and meter.waited():
+                flags = (*flags, "host")
         except Exception as exc:
             status, message = classify(exc)
             left = (len(job.history) + done,) if job.reps is None else job.reps[done:]

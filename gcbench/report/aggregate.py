@@ -23,6 +23,7 @@ from gcbench.bench.results import (
     FLAG_CAUSES,
     FLAGS,
     FLOOR_CAUSE,
+    HOST_CAUSE,
     HOST_COLUMNS,
     LEVEL_COLUMNS,
     STATUSES,
@@ -414,6 +415,9 @@ def flag_notes(summary: pd.DataFrame) -> list[str]:
             if flag == "floor":
                 notes.append(f"{groups} {FLOOR_CAUSE} (floor): as sure as gcbench can measure")
                 continue
+            if flag == "host":
+                notes.append(f"{groups} {HOST_CAUSE} (host): compare them across runs with care")
+                continue
             what = f"{causes[flag]} ({flag})" if flag in causes else f"are {flag}"
             notes.append(f"{groups} {what}: their times are unreliable")
     return notes
@@ -421,7 +425,7 @@ def flag_notes(summary: pd.DataFrame) -> list[str]:
 
 def suspect(flags: pd.Series) -> pd.Series:
     """Per row of ``flags`` (";"-joined lists), whether they make its times suspect: every
-    flag but ``floor`` does (docs/statistics.md)."""
+    flag but ``floor`` and ``host`` does (docs/statistics.md)."""
     return flags.fillna("").astype(str).map(is_suspect).astype(bool)
 
 

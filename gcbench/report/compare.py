@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from gcbench import stats
 from gcbench.errors import InputError, shown
 from gcbench.grammar import requested_params, share
 from gcbench.report.aggregate import (
@@ -49,14 +50,16 @@ VERDICTS = ("faster", "slower", "same", NO_TIME, NO_DEVICE)
 METRICS = {"time": "time_ms", "device": "device_ms"}
 DEFAULT_METRIC = "time"
 FORMATS = ("table", "csv")
-DEFAULT_THRESHOLD = 0.05
+DEFAULT_THRESHOLD = stats.CHANGE
 
 Key = tuple[str, str, str, str, int]  # graph, problem, algorithm, requested params, block size
 BLOCK = 4  # where a Key holds the block size (0: none)
 
 
 # Sides of a case whose median host round trip (column round_trip_us) differ by more than
-# this share get the flag ROUND_TRIP: the host, not the change, may explain the verdict.
+# this share get the flag ROUND_TRIP when a side's timed calls waited for the device (flag
+# host, or rows from before the device was held until queued: no host_syncs of 0 recorded):
+# the host, not the change, may explain the verdict.
 ROUND_TRIP_SHIFT = 0.10
 ROUND_TRIP = "round_trip"
 
@@ -66,13 +69,15 @@ class _Sample:
     """One side of a case: the compared metric of its ok rows (``times``), the flags of all
     its rows (";"-joined), and the median host round trip of its ok rows in µs (NaN where
     not recorded); ``timed``: some ok row has a time_ms (so empty ``times`` of another
-    metric mean that the rows do not record it)."""
+    metric mean that the rows do not record it); ``waited``: its times may hold the host's
+    round trips (:data:`ROUND_TRIP`)."""
 
     times: tuple[float, ...]
     flags: str
     label: str = ""
     round_trip_us: float = math.nan
     timed: bool = True
+    waited: bool = True
 
     @property
     def median(self) -> float:
@@ -249,9 +254,11 @@ def _cases(rows: pd.DataFrame, metric: str, labels: pd.Series | None = None) -> 
     for key, group in keyed.groupby(CASE, sort=False):
         ok = group[group["status"] == "ok"]
         trip = ok["round_trip_us"].median() if ok["round_trip_us"].notna().any() else math.nan
-        out[key] = _Sample(tuple(ok[METRICS[metric]].dropna()), flag_union(group["flags"]),
+        flags = flag_union(group["flags"])
+        held = "host" not in flags.split(";") and bool((ok["host_syncs"] == 0).all())
+        out[key] = _Sample(tuple(ok[METRICS[metric]].dropna()), flags,
                            str(group["label"].iloc[0]), float(trip),
-                           bool(ok["time_ms"].notna().any()))  # fmt: skip
+                           bool(ok["time_ms"].notna().any()), not held)  # fmt: skip
     return out
 
 
@@ -472,7 +479,8 @@ def _compared(key: Key, base: _Sample, new: _Sample, threshold: float) -> tuple:
     """One row of the table: medians, ratio and interval, verdict, and both sides' flags
     (with ROUND_TRIP where their host round trips differ)."""
     trips = new.round_trip_us / base.round_trip_us
-    shifted = ROUND_TRIP if abs(trips - 1) > ROUND_TRIP_SHIFT else ""  # NaN: not recorded
+    waited = base.waited or new.waited
+    shifted = ROUND_TRIP if waited and abs(trips - 1) > ROUND_TRIP_SHIFT else ""  # NaN: none
     flags = flag_union([base.flags, new.flags, shifted])
     if not base.times or not new.times:
         missing = NO_TIME if not (base.timed and new.timed) else NO_DEVICE

@@ -8,6 +8,8 @@ import numpy as np
 from gcbench.algorithms.sampling import (
     CAPPED_REPS,
     CLOCK_SHARE,
+    DEFAULT_NOISE,
+    DRIFT_SIZE,
     LONG_RUN_MS,
     MAX_PASSES,
     MIN_PASSES,
@@ -73,6 +75,17 @@ def test_flags_of_a_case():
     assert AUTO.flags([2.0 * 1.1**i for i in range(10)]) == ("drift", "noisy")
     assert Sampling(3).flags([10.0, 30.0, 20.0]) == ()  # too few for an interval: not judged
     assert AUTO.flags([10.0, 30.0, 20.0]) == ("capped",)  # auto: out of time without one
+
+
+def test_a_trend_smaller_than_a_change_that_counts_is_not_a_drift():
+    """Drift's practical size is compare's threshold, not the noise target: a 2 % step half way
+    through 200 steady repetitions is real (the test sees it) but is no drift; a 10 % one is."""
+    rng = np.random.default_rng(3)
+    base = 1 + 0.002 * rng.standard_normal(200)
+    for step, drifts in ((1.02, False), (1.10, True)):
+        times = np.concatenate([base[:100], base[100:] * step]).tolist()
+        assert ("drift" in AUTO.flags(times)) is drifts, step
+    assert DRIFT_SIZE == 2 * DEFAULT_NOISE == 0.05
 
 
 def simulate(sampling: Sampling, draw, floor_ms: float, per_rep_s: float) -> tuple[list, float]:

@@ -40,3 +40,14 @@ def test_a_case_that_waits_has_a_round_trip_in_its_floor_for_all_its_visits():
 def test_the_cpu_floor_is_the_timers_resolution():
     meter = Conditions("cpu")
     assert _visit(meter, "cpu", waited=True) == TIMER_RESOLUTION_MS
+
+
+def test_a_gpu_case_that_waited_is_flagged_host_and_a_held_one_is_not():
+    meter = Conditions("gpu", round_trip=MeasuredTrip())
+    _visit(meter, "held", waited=False)
+    assert not meter.waited()
+    _visit(meter, "reads", waited=True)
+    assert meter.waited()
+    cpu = Conditions("cpu")
+    _visit(cpu, "cpu", waited=True)
+    assert not cpu.waited()  # a CPU call has no device to wait for

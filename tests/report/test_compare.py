@@ -271,6 +271,17 @@ def test_a_host_round_trip_that_moved_is_flagged(write_csv, quiet_rows):
     assert any("round trip" in note for note in moved.notes)
 
 
+def test_a_moved_round_trip_is_not_flagged_on_calls_that_never_waited(write_csv, quiet_rows):
+    """Held until queued and never reading back (host_syncs 0, no flag host), a call's time
+    holds no round trip: the host's move does not explain its verdict."""
+    held = {**GPU, "host_syncs": 0}
+    base = write_csv(quiet_rows(1, round_trip_us=40.0, **held), "held-base.csv")
+    slow_host = write_csv(quiet_rows(3, round_trip_us=60.0, **held), "held-slow.csv")
+    assert not compare(base, slow_host).table["flags"].str.contains("round_trip").any()
+    waits = write_csv(quiet_rows(3, round_trip_us=60.0, **held, flags="host"), "host-slow.csv")
+    assert compare(base, waits).table["flags"].str.contains("round_trip").all()
+
+
 def with_device(rows: list[dict], share: float) -> list[dict]:
     """GPU rows whose device_ms is ``share`` of their time_ms (schema v6)."""
     return [{**r, **GPU, "block_size": 128, "host_syncs": 3,
