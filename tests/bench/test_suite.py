@@ -6,7 +6,7 @@ import pytest
 
 from gcbench.algorithms import AlgorithmSpec, Param, canonical_params, get, register, unregister
 from gcbench.algorithms.availability import skip_notes
-from gcbench.algorithms.sampling import Sampling
+from gcbench.algorithms.sampling import DEFAULT_NOISE, Sampling
 from gcbench.bench.options import RunOptions
 from gcbench.bench.runner import build_suite
 from gcbench.bench.suite import (
@@ -283,7 +283,7 @@ def test_load_suite_by_path_and_errors(tmp_path):
     )
     s = load_suite(path)
     assert (s.name, s.reps, s.warmup, s.path) == ("mine", 2, "auto", path)  # warm-up: default
-    assert s.sampling == Sampling(reps=2, warmup=None, noise=0.01, case_time_s=1.5)
+    assert s.sampling == Sampling(reps=2, warmup=None, noise=DEFAULT_NOISE, case_time_s=1.5)
     assert len(expand(s, backend="cpu")) == 2
     with pytest.raises(SpecError, match="known suite.*quick"):
         load_suite("no-such-suite")
