@@ -2,11 +2,15 @@
 //
 // Pass 0 (cf_tiles): each block colors its own tile of T consecutive vertices in shared memory,
 // seeing only the neighbours inside the tile. Cross-tile edges may then conflict; cf_conflicts
-// lists one endpoint of each (the lower hash32) and pass p (cf_list_tiles) colors that list,
-// tiled again, with the fresh colors [p*T, p*T + T), until no conflict is left; the list's
-// tiles get their in-tile adjacency from cf_positions and cf_tile_adjacency first. Finally
-// cf_bucket groups the vertices by color class and cf_pull_* pull colors down one class at a
-// time (greedy first fit). The host loop is gcbench/algorithms/gpu/cf.py.
+// marks one endpoint of each (the lower hash32) as lost and counts them into the pass's slot,
+// and pass p colors the lost vertices, highest degree first (cf_select and cf_gather list them
+// in the graph's rank order), tiled again (cf_list_tiles) with the fresh colors
+// [p*T, p*T + T), until no conflict is left; the list's tiles get their in-tile adjacency from
+// cf_positions and cf_tile_adjacency first. Every kernel of a pass p >= 1 learns the list's
+// length from the pass's slot and returns at once when it is 0 (gcb_locate, gcb_open in
+// common.cuh), so the host launches passes without reading anything back. Finally cf_bucket
+// groups the vertices by color class and cf_pull_* pull colors down one class at a time
+// (greedy first fit). The host loop is gcbench/algorithms/gpu/cf.py.
 #include "common.cuh"
 
 __device__ __forceinline__ int lower_bound(const int* __restrict__ indices, int first, int last,
@@ -123,24 +127,27 @@ extern "C" __global__ void cf_tiles(const int n, const int width, const int* __r
 
 // In-tile degree (fill == 0) or in-tile neighbours (fill != 0, at adj[offsets[i]..]) of every
 // list entry, tiles being runs of `width` list entries and pos[u] u's place in the list or -1.
-extern "C" __global__ void cf_tile_adjacency(const int count, const int width,
-                                             const int* __restrict__ list,
+extern "C" __global__ void cf_tile_adjacency(const int width, const int* __restrict__ list,
                                              const int* __restrict__ pos,
                                              const int* __restrict__ indptr,
                                              const int* __restrict__ indices, const int fill,
                                              int* __restrict__ degree,
                                              const int* __restrict__ offsets,
-                                             int* __restrict__ adj)
+                                             int* __restrict__ adj, const int* at, const int p,
+                                             const int passes, const int* before, int* left,
+                                             int* mirror)
 {
-    const int i = gcb_tid();
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const int count = here.before[0], i = gcb_tid();
     if (i >= count) return;
     const int v = __ldg(list + i), lo = i / width * width, hi = min(lo + width, count);
-    int d = 0, at = fill ? __ldg(offsets + i) : 0;
+    int d = 0, out = fill ? __ldg(offsets + i) : 0;
     const int end = __ldg(indptr + v + 1);
     for (int e = __ldg(indptr + v); e < end; e++) {
-        const int p = __ldg(pos + __ldg(indices + e));
-        if (p < lo || p >= hi) continue;
-        if (fill) adj[at++] = p - lo;
+        const int q = __ldg(pos + __ldg(indices + e));
+        if (q < lo || q >= hi) continue;
+        if (fill) adj[out++] = q - lo;
         else d++;
     }
     if (!fill) degree[i] = d;
@@ -148,13 +155,16 @@ extern "C" __global__ void cf_tile_adjacency(const int count, const int width,
 
 // Pass p >= 1 over tiles of `width` entries of the conflict list, with the in-tile adjacency
 // built by cf_tile_adjacency; colors offset by `base`.
-extern "C" __global__ void cf_list_tiles(const int count, const int width,
-                                         const int* __restrict__ list,
+extern "C" __global__ void cf_list_tiles(const int width, const int* __restrict__ list,
                                          const int* __restrict__ offsets,
                                          const int* __restrict__ adj, int* __restrict__ colors,
-                                         const int base)
+                                         const int base, const int* at, const int p,
+                                         const int passes, const int* before, int* left,
+                                         int* mirror)
 {
-    const int tiles = (count + width - 1) / width;
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const int count = here.before[0], tiles = (count + width - 1) / width;
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
         const int lo = t * width, in = min(width, count - lo);
         const Tile tile = Tile::carve(width, adj, 0, in);
@@ -168,15 +178,19 @@ extern "C" __global__ void cf_list_tiles(const int count, const int width,
     }
 }
 
-// The vertices of the pass (all when identity != 0, else list[0..count)) that share their
-// color with a neighbour of higher hash32 go to `out`; the other endpoint keeps its color.
-extern "C" __global__ void cf_conflicts(const int count, const int* __restrict__ list,
-                                        const int identity, const int* __restrict__ indptr,
+// The vertices of the pass (all when identity != 0, else list[0..count), count the pass's
+// slot) that share their color with a neighbour of higher hash32 are marked `lost` and counted
+// into the next slot; the other endpoint keeps its color.
+extern "C" __global__ void cf_conflicts(const int* __restrict__ list, const int identity,
+                                        const int* __restrict__ indptr,
                                         const int* __restrict__ indices,
-                                        const int* __restrict__ colors, int* __restrict__ out,
-                                        int* __restrict__ out_count)
+                                        const int* __restrict__ colors, int* __restrict__ lost,
+                                        const int* at, const int p, const int passes,
+                                        const int* before, int* left, int* mirror)
 {
-    const int i = gcb_tid();
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const int count = here.before[0], i = gcb_tid();
     bool lose = false;
     int v = 0;
     if (i < count) {
@@ -192,15 +206,51 @@ extern "C" __global__ void cf_conflicts(const int count, const int* __restrict__
             }
         }
     }
-    gcb_append(out, out_count, lose, v);
+    if (lose) lost[v] = 1;
+    gcb_count(here.left, lose);
 }
 
-// pos[list[i]] = i (set != 0) or -1 (set == 0).
-extern "C" __global__ void cf_positions(const int count, const int* __restrict__ list,
-                                        int* __restrict__ pos, const int set)
+// pos[list[i]] = i (set != 0) or -1 (set == 0), for the pass's count of entries.
+extern "C" __global__ void cf_positions(const int* __restrict__ list, int* __restrict__ pos,
+                                        const int set, const int* at, const int p,
+                                        const int passes, const int* before, int* left,
+                                        int* mirror)
 {
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
     const int i = gcb_tid();
-    if (i < count) pos[__ldg(list + i)] = set ? i : -1;
+    if (i < here.before[0]) pos[__ldg(list + i)] = set ? i : -1;
+}
+
+// The lost vertices in the graph's rank order (`by_rank`: highest degree first, then id), in
+// two steps around a prefix sum of `marked`: cf_select marks the ranks whose vertex was lost,
+// cf_gather writes each to list[place - 1] and clears its mark, so the next pass's list is
+// sorted as a sort of the lost vertices' ranks would leave it.
+extern "C" __global__ void cf_select(const int n, const int* __restrict__ by_rank,
+                                     const int* __restrict__ lost, int* __restrict__ marked,
+                                     const int* at, const int p, const int passes,
+                                     const int* before, int* left, int* mirror)
+{
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const int i = gcb_tid();
+    if (i < n) marked[i] = lost[__ldg(by_rank + i)];
+}
+
+extern "C" __global__ void cf_gather(const int n, const int* __restrict__ by_rank,
+                                     const int* __restrict__ marked,
+                                     const int* __restrict__ place, int* __restrict__ list,
+                                     int* __restrict__ lost, const int* at, const int p,
+                                     const int passes, const int* before, int* left,
+                                     int* mirror)
+{
+    const gcb_pass here = gcb_locate(at, p, passes, before, left, mirror);
+    if (!gcb_open(here.before, here.mirror)) return;
+    const int i = gcb_tid();
+    if (i >= n || !marked[i]) return;
+    const int v = __ldg(by_rank + i);
+    list[place[i] - 1] = v;
+    lost[v] = 0;
 }
 
 // Bucket of v for the pull-down: 2 * color + (degree >= heavy).

@@ -5,6 +5,8 @@
 // host's launch latency and its Python between launches fall outside the timed region, as in
 // nvbench's blocking kernel. A read back inside the call lets it go first; so does the timeout,
 // which bounds the spin when something waits for the device without saying so.
+// Every family's compile gets the common defines; common.cuh holds their defaults.
+#include "common.cuh"
 
 // One thread. `go` is pinned host memory: the hold ends once it reaches `ticket` (tickets only
 // grow, so a late hold never waits on an earlier one's go) or after `timeout_ns`. `outcome`

@@ -11,9 +11,16 @@ suggests, a greedy pass pulls colors down one color class at a time. ``iteration
 tile passes; ``trace["active"]`` the conflicting vertices after each. Decisions:
 docs/independent-set.md.
 
-The spec's ``setup`` (:func:`scratch`) makes the graph's buffers and the conflict lists' sort
-key once; ``bind`` looks up the kernels, so a timed call only colors. The colors a run returns
-are the graph's buffer, valid until the next run on it (copy them to keep them).
+The passes run under the host protocol ``sync`` (:func:`gcbench.algorithms.gpu.slots.drive`;
+docs/decisions.md, "Rounds without the host"): each pass finds its list's length in its slot
+and the lost vertices are listed on the device in the graph's rank order (the order a sort of
+their ranks gives), so the host launches passes without reading their counts. The pull-down
+still reads the class sizes once (its launches are sized by them). ``graph`` is not offered:
+the passes' prefix sums are CuPy's, which allocate scratch memory that a captured graph cannot.
+
+The spec's ``setup`` (:func:`scratch`) makes the graph's buffers and the rank order once;
+``bind`` looks up the kernels, so a timed call only colors. The colors a run returns are the
+graph's buffer, valid until the next run on it (copy them to keep them).
 """
 
 from __future__ import annotations
@@ -23,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from gcbench.algorithms.gpu import runtime
+from gcbench.algorithms.gpu import runtime, slots
 from gcbench.algorithms.gpu.independent_set import WARP_DEGREE
 from gcbench.algorithms.registry import UNCOLORED, WARP, AlgorithmSpec, Coloring, Param, register
-from gcbench.algorithms.rounds import run_rounds
+from gcbench.algorithms.rounds import SYNCS
 
 FAMILY = "cf"
 TILE_BYTES = 24  # shared memory per tile vertex (kernels/cf.cu, struct Tile)
@@ -43,16 +50,18 @@ class _Scratch:
     ``colors`` is the output of every run on this graph: valid until the next run."""
 
     colors: Any  # int32[n]
-    losers: Any  # int32[n]: the vertices the next pass colors (cf_conflicts appends them)
-    count: Any  # int32[1]: their number
+    lost: Any  # int32[n]: 1 for the vertices the next pass colors (cf_conflicts marks them)
+    by_rank: Any  # int32[n]: the vertices by (max degree - degree) << 32 | v: the lists' order
+    marked: Any  # int32[n]: lost, in rank order (cf_select)
+    place: Any  # int32[n]: its prefix sum: where each lost vertex goes in the list
+    current: Any  # int32[n]: the list the pass colors (cf_gather)
     pos: Any  # int32[n]: a vertex's place in the pass's list; -1 off it, and between passes
-    rank: Any  # int64[n]: (max degree - degree) << 32 | v, the conflict lists' sort key
     inner: Any  # int32[n]: in-tile degree of each list entry
     offsets: Any  # int32[n + 1]: where each entry's in-tile neighbours start (offsets[0] = 0)
     adj: Any  # int32[max(nnz, 1)]: the list's in-tile adjacency
     order: Any  # int32[n]: the pull-down's vertices, bucket by bucket
     slots: Any  # int32[>= SLOTS]: the pull-down's bucket sizes, then starts
-    clean: bool = True  # pos is all -1 (False from a run's start to its end)
+    clean: bool = True  # pos all -1, lost all 0 (False from a run's start to its end)
 
     def zeroed_slots(self, size: int) -> Any:
         """``slots[:size]``, zeroed; the buffer grows the first time a run needs more (more
@@ -69,12 +78,15 @@ def _build(dg: runtime.DeviceGraph) -> _Scratch:
     n = dg.n
     # highest degree first, then id: the dense core of the conflicts shares few tiles
     fewer = (dg.max_degree - cp.diff(dg.indptr)).astype(np.int64)
+    rank = fewer << 32 | cp.arange(n, dtype=np.int64)
     return _Scratch(
         colors=cp.empty(n, dtype=np.int32),
-        losers=cp.empty(n, dtype=np.int32),
-        count=runtime.scalar_counter(),
+        lost=cp.zeros(n, dtype=np.int32),
+        by_rank=(cp.sort(rank) & 0xFFFFFFFF).astype(np.int32),
+        marked=cp.zeros(n, dtype=np.int32),
+        place=cp.zeros(n, dtype=np.int32),
+        current=cp.empty(n, dtype=np.int32),
         pos=cp.full(n, -1, dtype=np.int32),
-        rank=fewer << 32 | cp.arange(n, dtype=np.int64),
         inner=cp.empty(n, dtype=np.int32),
         offsets=cp.zeros(n + 1, dtype=np.int32),
         adj=cp.empty(max(dg.nnz, 1), dtype=np.int32),
@@ -97,6 +109,8 @@ class _Kernels:
     list_tiles: Any
     conflicts: Any
     positions: Any
+    select: Any
+    gather: Any
     bucket: Any
     pull_thread: Any
     pull_warp: Any
@@ -108,16 +122,16 @@ def _kernels() -> _Kernels:
 
 class _Run:
     """One coloring of ``dg`` with ``block_size`` threads a block and tiles of ``tile``
-    vertices, over the graph's scratch: :func:`bind` makes it, the timed call calls it. The
-    tile passes are the rounds of :func:`~gcbench.algorithms.rounds.run_rounds` (:meth:`step`);
-    ``listed`` is the number of vertices the next pass colors."""
+    vertices, over the graph's scratch, its passes under the host protocol ``sync``:
+    :func:`bind` makes it, the timed call calls it. The tile passes are the rounds of
+    :func:`~gcbench.algorithms.gpu.slots.coloring` (:meth:`launch`)."""
 
-    def __init__(self, dg: runtime.DeviceGraph, block_size: int, tile: int) -> None:
+    def __init__(self, dg: runtime.DeviceGraph, block_size: int, tile: int, sync: str) -> None:
         self.dg, self.s, self.k = dg, scratch(dg), _kernels()
-        self.block, self.tile = block_size, tile
+        self.block, self.tile, self.sync = block_size, tile, sync
         self.width, self.shared = np.int32(tile), tile * TILE_BYTES
         self.graph = (dg.indptr, dg.indices)
-        self.listed = dg.n
+        self.grid = (runtime.grid_for(dg.n, block_size),)  # a list is at most n long
 
     def __call__(self) -> Coloring:
         """Tile passes until no cross-tile conflict, then the pull-down."""
@@ -126,48 +140,57 @@ class _Run:
             return Coloring(s.colors, 0, {"active": []})
         if not s.clean:  # the last run stopped inside a pass
             s.pos.fill(-1)
+            s.lost.fill(0)
         s.clean = False
         s.colors.fill(UNCOLORED)
-        self.listed = n
-        passes, active = run_rounds(self.step, cap=n + 1, algorithm="cf", colors=s.colors)
-        self.pull_down(s.colors, passes * self.tile)
+        host = slots.Slots((n, 0))
+        coloring = slots.coloring(
+            lambda rnd: self.launch(host, rnd),
+            host,
+            cap=n + 1,
+            algorithm="cf",
+            colors=s.colors,
+            sync=self.sync,
+        )
+        self.pull_down(s.colors, coloring.iterations * self.tile)
         s.clean = True
-        return Coloring(s.colors, passes, {"active": active})
+        return coloring
 
-    def step(self, rnd: int) -> int:
-        """Pass ``rnd``: color the listed vertices (every vertex in pass 0), list the losers of
-        the conflicts that leaves; returns their number."""
-        s, k, b = self.s, self.k, self.block
-        size = np.int32(self.listed)
-        grid = (runtime.grid_for(self.listed, b),)
-        s.count.fill(0)
+    def launch(self, host: slots.Slots, rnd: int) -> None:
+        """Pass ``rnd``: color its list (every vertex in pass 0), mark the losers of the
+        conflicts that leaves and count them into the pass's slot of ``host``."""
+        s, k, b, grid = self.s, self.k, self.block, self.grid
+        gate = host.gate(rnd)
         if rnd == 0:
             tiles = (runtime.grid_for(self.dg.n, self.tile),)
-            k.tiles(tiles, (b,), (size, self.width, *self.graph, s.colors), shared_mem=self.shared)
-            args = (size, s.colors, np.int32(1), *self.graph, s.colors, s.losers, s.count)
-            k.conflicts(grid, (b,), args)  # identity: the list (here colors) is not read
-        else:
-            self._list_pass(rnd, size, grid)
-        self.listed = int(runtime.read_back(s.count)[0])
-        return self.listed
+            args = (np.int32(self.dg.n), self.width, *self.graph, s.colors)
+            k.tiles(tiles, (b,), args, shared_mem=self.shared)
+            k.conflicts(grid, (b,), (s.colors, np.int32(1), *self.graph, s.colors, s.lost, *gate))
+            return  # identity: the list (here colors) is not read
+        self._list_pass(rnd, gate)
 
-    def _list_pass(self, rnd: int, size: np.int32, grid: tuple[int]) -> None:
-        """Pass ``rnd`` >= 1: the listed vertices, highest degree first, in tiles of their own
-        with the fresh colors [rnd * tile, rnd * tile + tile)."""
+    def _list_pass(self, rnd: int, gate: tuple[Any, ...]) -> None:
+        """Pass ``rnd`` >= 1: the lost vertices, highest degree first, in tiles of their own
+        with the fresh colors [rnd * tile, rnd * tile + tile). The prefix sums run over n
+        entries whatever the list's length (the host does not know it); past the list's end
+        their output is never read."""
         cp = runtime.cupy()
-        s, k, b, count = self.s, self.k, self.block, int(size)
-        current = (cp.sort(s.rank[s.losers[:count]]) & 0xFFFFFFFF).astype(np.int32)
-        k.positions(grid, (b,), (size, current, s.pos, np.int32(1)))
-        adjacency = (size, self.width, current, s.pos, *self.graph)
-        k.tile_adjacency(grid, (b,), (*adjacency, np.int32(0), s.inner, s.offsets, s.adj))
-        cp.cumsum(s.inner[:count], dtype=np.int32, out=s.offsets[1 : count + 1])
-        k.tile_adjacency(grid, (b,), (*adjacency, np.int32(1), s.inner, s.offsets, s.adj))
-        tiles = (runtime.grid_for(count, self.tile),)
-        args = (size, self.width, current, s.offsets, s.adj, s.colors, np.int32(rnd * self.tile))
+        s, k, b, grid, n = self.s, self.k, self.block, self.grid, np.int32(self.dg.n)
+        k.select(grid, (b,), (n, s.by_rank, s.lost, s.marked, *gate))
+        cp.cumsum(s.marked, dtype=np.int32, out=s.place)
+        k.gather(grid, (b,), (n, s.by_rank, s.marked, s.place, s.current, s.lost, *gate))
+        k.positions(grid, (b,), (s.current, s.pos, np.int32(1), *gate))
+        adjacency = (self.width, s.current, s.pos, *self.graph)
+        k.tile_adjacency(grid, (b,), (*adjacency, np.int32(0), s.inner, s.offsets, s.adj, *gate))
+        cp.cumsum(s.inner, dtype=np.int32, out=s.offsets[1:])
+        k.tile_adjacency(grid, (b,), (*adjacency, np.int32(1), s.inner, s.offsets, s.adj, *gate))
+        tiles = (runtime.grid_for(self.dg.n, self.tile),)
+        base = np.int32(rnd * self.tile)
+        args = (self.width, s.current, s.offsets, s.adj, s.colors, base, *gate)
         k.list_tiles(tiles, (b,), args, shared_mem=self.shared)
-        args = (size, current, np.int32(0), *self.graph, s.colors, s.losers, s.count)
+        args = (s.current, np.int32(0), *self.graph, s.colors, s.lost, *gate)
         k.conflicts(grid, (b,), args)
-        k.positions(grid, (b,), (size, current, s.pos, np.int32(0)))
+        k.positions(grid, (b,), (s.current, s.pos, np.int32(0), *gate))
 
     def pull_down(self, colors: Any, classes: int) -> None:
         """Greedy first fit by color class, lowest first: class c's vertices (an independent
@@ -175,14 +198,15 @@ class _Run:
         ``classes`` bounds the colors in use."""
         dg, s, k, b = self.dg, self.s, self.k, self.block
         n = np.int32(dg.n)
-        slots = s.zeroed_slots(2 * classes)  # bucket 2c + heavy: color c, split by degree
+        cp = runtime.cupy()
+        buckets = s.zeroed_slots(2 * classes)  # bucket 2c + heavy: color c, split by degree
         grid = (runtime.grid_for(dg.n, b),)
         common = (n, dg.indptr, colors, np.int32(WARP_DEGREE))
-        k.bucket(grid, (b,), (*common, np.int32(0), slots, s.order))
-        sizes = runtime.read_back(slots)
+        k.bucket(grid, (b,), (*common, np.int32(0), buckets, s.order))
+        sizes = runtime.read_back(buckets)  # the one read: the launches below are sized by it
         starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int32)
-        runtime.synced(lambda: slots.set(starts[:-1]))  # from pageable memory: waits
-        k.bucket(grid, (b,), (*common, np.int32(1), slots, s.order))
+        buckets[...] = cp.cumsum(buckets, dtype=np.int32) - buckets  # the starts, on the device
+        k.bucket(grid, (b,), (*common, np.int32(1), buckets, s.order))
         for c in np.flatnonzero(sizes[2:]) + 2:  # class 0 stays where it is
             size, heavy = int(sizes[c]), bool(c % 2)
             members = s.order[starts[c] : starts[c + 1]]
@@ -192,14 +216,18 @@ class _Run:
             )
 
 
-def bind(dg: runtime.DeviceGraph, *, block_size: int = 256, tile: int = 2048) -> _Run:
+def bind(
+    dg: runtime.DeviceGraph, *, block_size: int = 256, tile: int = 2048, sync: str = "device"
+) -> _Run:
     """:func:`cf` as a call with no arguments (the scratch and the kernels looked up now)."""
-    return _Run(dg, block_size, tile)
+    return _Run(dg, block_size, tile, sync)
 
 
-def cf(dg: runtime.DeviceGraph, *, block_size: int = 256, tile: int = 2048) -> Coloring:
+def cf(
+    dg: runtime.DeviceGraph, *, block_size: int = 256, tile: int = 2048, sync: str = "device"
+) -> Coloring:
     """Communication-free coloring: tile passes until no cross-tile conflict, then pull-down."""
-    return bind(dg, block_size=block_size, tile=tile)()
+    return bind(dg, block_size=block_size, tile=tile, sync=sync)()
 
 
 register(
@@ -217,6 +245,7 @@ register(
                 high=MAX_TILE,
                 help="vertices a thread block colors in shared memory",
             ),
+            Param("sync", "device", choices=SYNCS, help=slots.SYNC_HELP),
         ),
         deterministic=True,
         block_size_matters=True,

@@ -30,7 +30,7 @@ FIRST_CHUNK = 64  # slots of the first chunk; each later chunk doubles
 NOT_LANDED = -1  # a mirror slot the device has not written yet (counts are never negative)
 CHECK_EVERY = 4096  # spins of a wait between two looks at whether the device is still busy
 
-_SYNC_HELP = (
+SYNC_HELP = (
     "host protocol: device=launch ahead, learn each round's count from host memory the "
     "device writes | batch=read growing batches | round=read after every round (the papers')"
 )
@@ -40,7 +40,7 @@ SYNC_GRAPH = Param(
     "sync",
     "graph",
     choices=(*rounds.SYNCS, rounds.GRAPH),
-    help=_SYNC_HELP + " | graph=a CUDA graph's WHILE node repeats the round, no read",
+    help=SYNC_HELP + " | graph=a CUDA graph's WHILE node repeats the round, no read",
 )
 
 

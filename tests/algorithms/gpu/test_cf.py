@@ -4,6 +4,7 @@ the set-up runs color exactly as the allocating implementation it replaced."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from gcbench import algorithms, validate
 from gcbench.algorithms.execute import execute, run_timed, run_with_setup, setup
 from gcbench.algorithms.gpu import cf, runtime
 from gcbench.algorithms.gpu.independent_set import WARP_DEGREE
-from gcbench.algorithms.rounds import run_rounds
+from gcbench.algorithms.rounds import SYNCS, run_rounds
 
 
 def run(on_gpu, spec: str, block_size: int = 256, **params):
@@ -91,10 +92,19 @@ def test_spec_sets_up_and_binds():
 # ------------------------------------------------------------------ the set-up path (issue 34)
 
 
+def _gate(p: int, before: Any, left: Any) -> tuple:
+    """A pass's arguments as the host names them (kernels/common.cuh, gcb_locate): no round
+    counter, slots ``before`` (its count first) and ``left``, no mirror."""
+    return (np.uint64(0), np.int32(p), np.int32(1), np.uint64(before.data.ptr),
+            np.uint64(left.data.ptr), np.uint64(0))  # fmt: skip
+
+
 def reference_cf(dg, block_size: int, tile: int) -> tuple[np.ndarray, int, list[float]]:
     """A frozen reference, kept on purpose beside the code it checks: cf as it was before it
-    had a setup (everything allocated inside the call, commit 81ce910), whose colors, passes
-    and per-pass conflicts the set-up implementation must reproduce exactly."""
+    had a setup (everything allocated inside the call, commit 81ce910), each pass's list
+    sorted by rank on the host's count, whose colors, passes and per-pass conflicts the set-up,
+    device-listed implementation must reproduce exactly. Only its kernel calls follow the
+    kernels' arguments as they are now (the pass's count in a slot, the losers marked)."""
     cp = runtime.cupy()
     n, b = dg.n, block_size
     colors = runtime.uncolored(n)
@@ -105,12 +115,12 @@ def reference_cf(dg, block_size: int, tile: int) -> tuple[np.ndarray, int, list[
     shared = tile * cf.TILE_BYTES
     width = np.int32(tile)
     graph = (dg.indptr, dg.indices)
-    losers = cp.empty(n, dtype=np.int32)
-    count = cp.zeros(1, dtype=np.int32)
+    lost = cp.zeros(n, dtype=np.int32)
+    before, left = cp.zeros(2, dtype=np.int32), cp.zeros(2, dtype=np.int32)
     lists: dict[str, Any] = {}
     listed = [n]
 
-    def conflict_pass(rnd: int, size: np.int32, grid: tuple[int]) -> None:
+    def conflict_pass(rnd: int, size: int, grid: tuple[int], gate: tuple) -> None:
         if not lists:
             lists.update(
                 pos=cp.full(n, -1, dtype=np.int32),
@@ -120,33 +130,36 @@ def reference_cf(dg, block_size: int, tile: int) -> tuple[np.ndarray, int, list[
                 adj=cp.empty(max(dg.nnz, 1), dtype=np.int32),
             )
         pos, inner, offsets, adj = (lists[k] for k in ("pos", "inner", "offsets", "adj"))
-        ids = losers[: int(size)]
+        ids = cp.flatnonzero(lost).astype(np.int32)
+        lost.fill(0)
         key = (dg.max_degree - lists["degree"][ids]).astype(np.int64) << 32 | ids
         current = (cp.sort(key) & 0xFFFFFFFF).astype(np.int32)
-        kernels["positions"](grid, (b,), (size, current, pos, np.int32(1)))
-        adjacency = (size, width, current, pos, *graph)
-        kernels["tile_adjacency"](grid, (b,), (*adjacency, np.int32(0), inner, offsets, adj))
-        offsets[1 : int(size) + 1] = cp.cumsum(inner[: int(size)], dtype=np.int32)
-        kernels["tile_adjacency"](grid, (b,), (*adjacency, np.int32(1), inner, offsets, adj))
-        tiles = (runtime.grid_for(int(size), tile),)
-        args = (size, width, current, offsets, adj, colors, np.int32(rnd * tile))
+        kernels["positions"](grid, (b,), (current, pos, np.int32(1), *gate))
+        adjacency = (width, current, pos, *graph)
+        kernels["tile_adjacency"](grid, (b,), (*adjacency, np.int32(0), inner, offsets, adj, *gate))
+        offsets[1 : size + 1] = cp.cumsum(inner[:size], dtype=np.int32)
+        kernels["tile_adjacency"](grid, (b,), (*adjacency, np.int32(1), inner, offsets, adj, *gate))
+        tiles = (runtime.grid_for(size, tile),)
+        args = (width, current, offsets, adj, colors, np.int32(rnd * tile), *gate)
         kernels["list_tiles"](tiles, (b,), args, shared_mem=shared)
-        args = (size, current, np.int32(0), *graph, colors, losers, count)
+        args = (current, np.int32(0), *graph, colors, lost, *gate)
         kernels["conflicts"](grid, (b,), args)
-        kernels["positions"](grid, (b,), (size, current, pos, np.int32(0)))
+        kernels["positions"](grid, (b,), (current, pos, np.int32(0), *gate))
 
     def step(rnd: int) -> int:
-        size = np.int32(listed[0])
-        grid = (runtime.grid_for(listed[0], b),)
-        count.fill(0)
+        size = listed[0]
+        grid = (runtime.grid_for(size, b),)
+        before[:1].fill(size)
+        left.fill(0)
+        gate = _gate(rnd, before, left)
         if rnd == 0:
             tiles = (runtime.grid_for(n, tile),)
-            kernels["tiles"](tiles, (b,), (size, width, *graph, colors), shared_mem=shared)
-            args = (size, colors, np.int32(1), *graph, colors, losers, count)
+            kernels["tiles"](tiles, (b,), (np.int32(n), width, *graph, colors), shared_mem=shared)
+            args = (colors, np.int32(1), *graph, colors, lost, *gate)
             kernels["conflicts"](grid, (b,), args)
         else:
-            conflict_pass(rnd, size, grid)
-        listed[0] = int(count.get()[0])
+            conflict_pass(rnd, size, grid, gate)
+        listed[0] = int(left.get()[0])
         return listed[0]
 
     passes, active = run_rounds(step, cap=n + 1, algorithm="cf", colors=colors)
@@ -194,14 +207,15 @@ def test_set_up_runs_color_as_the_allocating_implementation(on_gpu, spec):
     setup(algo, view)
     s = view.handle.extras["cf"]
     assert s is cf.scratch(view.handle)
-    for block_size, tile in CONFIGS:
-        coloring, _ = run_timed(algo, view, block_size, algo.resolve_params({"tile": tile}))
+    for i, (block_size, tile) in enumerate(CONFIGS):
+        params = algo.resolve_params({"tile": tile, "sync": SYNCS[i % len(SYNCS)]})
+        coloring, _ = run_timed(algo, view, block_size, params)
         colors = coloring.colors.get()
         assert coloring.colors is s.colors  # the output buffer is the setup's
         expected, passes, active = reference_cf(view.handle, block_size, tile)
         np.testing.assert_array_equal(colors, expected, err_msg=f"{block_size}, {tile}")
         assert coloring.iterations == passes and coloring.trace["active"] == active
-        assert s.clean and (s.pos.get() == -1).all()
+        assert s.clean and (s.pos.get() == -1).all() and not s.lost.get().any()
         assert validate(graph, colors).valid
 
 
@@ -211,10 +225,25 @@ def test_a_run_after_one_stopped_mid_pass_colors_the_same(on_gpu):
     view = prepared.fresh()
     s = cf.scratch(view.handle)
     s.pos.fill(7)  # as a run that failed between its positions(set=1) and positions(set=0)
+    s.lost[::3] = 1  # ... and before its next pass listed the losers
     s.clean = False
     colors = cf.cf(view.handle, block_size=256, tile=256).colors.get()
     np.testing.assert_array_equal(colors, reference_cf(view.handle, 256, 256)[0])
-    assert s.clean and (s.pos.get() == -1).all()
+    assert s.clean and (s.pos.get() == -1).all() and not s.lost.get().any()
+
+
+@pytest.mark.gpu
+def test_blocking_reads_per_protocol(on_gpu):
+    """The passes' counts are read as the protocol says (one a pass under round, at most
+    ⌈log₂ passes⌉ + 2 under device), and the pull-down reads its class sizes once."""
+    reads, passes = {}, {}
+    for sync in SYNCS:
+        _, outcome = run(on_gpu, "gen:complete?n=200", 64, tile=32, sync=sync)
+        reads[sync], passes[sync] = outcome.coloring.host_syncs, outcome.coloring.iterations
+    assert len(set(passes.values())) == 1 and passes["round"] >= 5, passes
+    assert reads["round"] == passes["round"] + 1
+    assert reads["batch"] <= math.ceil(math.log2(passes["batch"] + 1)) + 1 + 1
+    assert reads["device"] <= math.ceil(math.log2(passes["device"])) + 2 + 1
 
 
 @pytest.mark.gpu

@@ -211,18 +211,15 @@ def test_gm_gpu_varies_only_the_first_parameter():
 
 
 def test_kernel_args_orders_named_pieces_and_refuses_wrong_names():
-    params = runtime.kernel_params("cf", "cf_positions")
-    assert params == ("count", "list", "pos", "set")
-    assert runtime.kernel_args("cf", "cf_positions", set=0, pos="p", count=3, list="l") == (
-        3,
-        "l",
-        "p",
-        0,
-    )
-    with pytest.raises(TypeError, match=r"missing \['set'\], unknown \['sett'\]"):
-        runtime.kernel_args("cf", "cf_positions", sett=0, pos="p", count=3, list="l")
-    with pytest.raises(TypeError, match=r"missing \['set'\]"):
-        runtime.kernel_args("cf", "cf_positions", pos="p", count=3, list="l")
+    params = runtime.kernel_params("cf", "cf_pull_thread")
+    assert params == ("count", "bucket", "indptr", "indices", "colors")
+    named = {"colors": "c", "indices": "j", "count": 3, "bucket": "b", "indptr": "i"}
+    assert runtime.kernel_args("cf", "cf_pull_thread", **named) == (3, "b", "i", "j", "c")
+    del named["colors"]
+    with pytest.raises(TypeError, match=r"missing \['colors'\], unknown \['color'\]"):
+        runtime.kernel_args("cf", "cf_pull_thread", **named, color="c")
+    with pytest.raises(TypeError, match=r"missing \['colors'\]"):
+        runtime.kernel_args("cf", "cf_pull_thread", **named)
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
