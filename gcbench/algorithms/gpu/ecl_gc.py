@@ -129,15 +129,20 @@ def coloring_blocks_per_sm(
     resident: int, n: int, nnz: int, block: int, multiprocessors: int, l2_bytes: int
 ) -> int:
     """Blocks per multiprocessor of ``ecl_init`` and ``ecl_low``: all ``resident`` ones,
-    except on an :func:`l2_list_path` graph, which runs on 3/4 of them.
+    except on a graph in L2 with more vertices than 3/4 of them have threads
+    (:func:`l2_list_path` of that smaller grid), which runs on 3/4 of them.
 
-    There the youngest block on each multiprocessor gets its issue slots last, its pass-0
-    steps take several times longer than the others', and the kernel ends when it does; on
-    three blocks every block's steps take about as long. Graphs past L2 were slower that way,
-    so they keep every block (the figures: docs/ecl-gc.md, "Performance (issue 13)", "Three
-    blocks of four where the working set fits in L2")."""
-    if l2_list_path(n, nnz, resident * multiprocessors * block, l2_bytes):
-        return max(1, 3 * resident // 4)
+    There the youngest block on each multiprocessor gets its issue slots last, its steps take
+    several times longer than the others', and the kernel ends when it does; on three blocks
+    every block's steps take about as long. Graphs past L2 were slower that way, so they keep
+    every block (the figures: docs/ecl-gc.md, "Performance (issue 13)", "Three blocks of four
+    where the working set fits in L2"). Graphs between 3/4 of the grid's threads and all of
+    them (one vertex a thread, lanes alone) took 3/4 too since 2026-11-29: road 2¹⁸ made 24–28
+    passes on every block and 17–18 on 3/4 of them, 14 % faster (docs/ecl-gc.md, "Three
+    blocks of four up to one vertex a thread")."""
+    three = max(1, 3 * resident // 4)
+    if l2_list_path(n, nnz, three * multiprocessors * block, l2_bytes):
+        return three
     return resident
 
 

@@ -35,12 +35,16 @@ def test_fits_l2_counts_the_csr_and_three_words_a_vertex():
         (1 << 20, 6_291_380, 3),  # delaunay 20: fits, 3.9 vertices a thread
         (1 << 20, 13_790_566, 4),  # rgg 20: past L2
         (4 << 20, 16_769_024, 4),  # grid 2048: past L2
-        (1 << 16, 688_126, 4),  # rgg 16: at most one vertex a thread (lanes alone)
-        (SMS * BLOCK * 4, 1000, 4),  # exactly one vertex a thread
-        (SMS * BLOCK * 4 + 1, 1000, 3),
+        (1 << 16, 688_126, 4),  # rgg 16: at most one vertex a thread of 3/4 of the blocks
+        (SMS * BLOCK * 3, 1000, 4),  # exactly one vertex a thread of 3/4 of them
+        (SMS * BLOCK * 3 + 1, 1000, 3),  # lanes alone on every block, but more than 3/4 hold
+        (1 << 18, 629_444, 3),  # road 18: 24-28 passes on every block, 17-18 on 3/4
+        (SMS * BLOCK * 4 + 1, 1000, 3),  # the list path
     ],
 )
-def test_three_blocks_of_four_where_the_list_path_fits_l2(n, nnz, expected):
+def test_three_blocks_of_four_where_the_graph_fits_l2_and_outnumbers_their_threads(
+    n, nnz, expected
+):
     assert coloring_blocks_per_sm(4, n, nnz, BLOCK, SMS, L2) == expected
 
 
@@ -58,10 +62,11 @@ def test_never_fewer_than_one_block():
         (SMS * BLOCK * 4 + 1, 1000, True),
     ],
 )
-def test_pass_0_in_order_on_the_same_graphs_as_three_blocks(n, nnz, expected):
+def test_pass_0_in_order_only_on_the_list_path_which_runs_on_three_blocks(n, nnz, expected):
     threads = SMS * BLOCK * 4
     assert l2_list_path(n, nnz, threads, L2) is expected
-    assert (coloring_blocks_per_sm(4, n, nnz, BLOCK, SMS, L2) == 3) is expected
+    if expected:
+        assert coloring_blocks_per_sm(4, n, nnz, BLOCK, SMS, L2) == 3
 
 
 def test_median_edge_span_is_how_far_apart_neighbours_are_in_id():
