@@ -14,7 +14,13 @@ from matplotlib.container import BarContainer
 from matplotlib.legend import Legend
 from rich.console import Console
 
-from gcbench.bench.results import COLUMNS_V1, COLUMNS_V2, FLAG_CAUSES, FLOOR_CAUSE
+from gcbench.bench.results import (
+    COLUMNS_V1,
+    COLUMNS_V2,
+    FLAG_CAUSES,
+    FLOOR_CAUSE,
+    HOST_CAUSE,
+)
 from gcbench.report import report
 from gcbench.report.aggregate import flag_union
 from gcbench.report.plots import FLAG_HATCH, FLAG_LABEL
@@ -172,6 +178,15 @@ def test_a_group_at_its_noise_floor_is_noted_but_not_marked_suspect(write_csv, r
     assert frame.loc["a", "time ms"] == "1.03" and frame.loc["a", "note"] == "flags: floor"
     assert FLAG_LEGEND not in graph_table(rep, "g1").legend
     assert f"1 group {FLOOR_CAUSE} (floor): as sure as gcbench can measure" in rep.notes
+
+
+def test_a_group_that_waited_for_the_device_is_noted_but_not_marked_suspect(write_csv, reps):
+    rows = [*reps("g1", "a", SPREAD, flags="host"), *reps("g1", "b", scaled(2.0))]
+    rep = report([write_csv(rows)])
+    frame = graph_table(rep, "g1").frame.set_index("configuration")
+    assert frame.loc["a", "time ms"] == "1.03" and frame.loc["a", "note"] == "flags: host"
+    assert FLAG_LEGEND not in graph_table(rep, "g1").legend
+    assert f"1 group {HOST_CAUSE} (host): compare them across runs with care" in rep.notes
 
 
 def test_flag_union_orders_known_flags_first():
