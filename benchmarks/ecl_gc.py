@@ -8,7 +8,9 @@ Protocols (docs/performance.md states them beside each table):
 - ``runner``: what ``gcbench run`` records. One warm-up, then ``--reps`` timed runs, each
   followed by validation on the device and the copy of the colors back (the GPU then waits
   for the host before the next run). Timed: CUDA events around the call, i.e. the three
-  kernels of ``ecl_init``, ``ecl_high``, ``ecl_low`` replayed as one CUDA graph.
+  kernels of ``ecl_init``, ``ecl_high``, ``ecl_low`` replayed as one CUDA graph, with the
+  device held until the call is queued (``runtime.held``; since 2026-11-29): an original
+  compared with it must be timed behind the same hold.
 - ``back-to-back``: the same call repeated with nothing between the runs but the read-back
   of the kernels' counters: the shape of the original's own timing loop.
 
