@@ -18,9 +18,12 @@ extern "C" __global__ void hold_stream(const volatile long long* go, long long* 
     unsigned long long start, now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
     now = start;
-    while (*go < ticket && now - start < timeout_ns) {
+    bool let_go = false;
+    while (!(let_go = *go >= ticket) && now - start < timeout_ns) {
+#if __CUDA_ARCH__ >= 700
         __nanosleep(500);
+#endif
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     }
-    *outcome = *go >= ticket ? ticket : -ticket;
+    *outcome = let_go ? ticket : -ticket;  // what ended the loop, not a later look at `go`
 }

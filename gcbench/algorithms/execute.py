@@ -83,9 +83,9 @@ class Meter(Interface):
     def start(self) -> None:
         """Just before the timed call."""
 
-    def stop(self, waited: bool = True) -> dict[str, Any]:
-        """Just after it: the repetition's condition columns (``waited``: whether the timed call
-        waited for the device, :meth:`floor_ms`)."""
+    def stop(self, device_wait: bool = True) -> dict[str, Any]:
+        """Just after it: the repetition's condition columns (``device_wait``: whether the timed
+        call waited for the device, :meth:`floor_ms`)."""
         ...
 
     def clock_mhz(self) -> int | None:
@@ -201,13 +201,16 @@ def run_timed(
     trips the algorithm makes are inside it, and counted (``host_syncs``, ``device_ms``)."""
     call = bind(spec, prepared.handle, block_size, params)
     clock = prepared.backend.clock()
-    with prepared.backend.hold():
+    with prepared.backend.hold() as hold:
         clock.mark()
         with prepared.backend.watch() as watch:
             coloring = call()
         clock.mark()
     elapsed = clock.ms(0, 1)
-    return _resolved(_watched(coloring, watch, elapsed)), elapsed
+    coloring = _watched(coloring, watch, elapsed)
+    if hold is not None and hold.timed_out():  # the call waited without saying so
+        coloring.host_syncs = coloring.device_ms = None
+    return _resolved(coloring), elapsed
 
 
 def run_with_setup(
@@ -342,8 +345,8 @@ def runs(
         else:
             coloring, time_ms = run_timed(spec, prepared, block_size, params)
             this_setup = setup_ms or 0.0
-        waited = count_setup or coloring.host_syncs != 0  # None: waits it did not count
-        conditions = meter.stop(waited) if meter is not None else {}
+        device_wait = count_setup or coloring.host_syncs != 0  # None: waits it did not count
+        conditions = meter.stop(device_wait) if meter is not None else {}
         colors, validation, copy_ms = finish(spec, prepared, coloring)
         yield Repetition(coloring, colors, validation, time_ms, this_setup, copy_ms, conditions)
 

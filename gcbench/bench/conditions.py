@@ -184,11 +184,11 @@ class Conditions:
         self._cpu = time.process_time()
         self._wall = time.perf_counter()
 
-    def stop(self, waited: bool = True) -> dict[str, Any]:
-        """The repetition's condition columns; ``waited``: whether its timed call waited for
-        the device (a blocking read, or a call not held until queued), which sets the case's
-        floor (:meth:`floor_ms`)."""
-        if waited:
+    def stop(self, device_wait: bool = True) -> dict[str, Any]:
+        """The repetition's condition columns; ``device_wait``: whether its timed call waited
+        for the device (a blocking read, or a call not held until queued), which sets the
+        case's floor (:meth:`floor_ms`) and its flag ``host`` (:meth:`waits_for_device`)."""
+        if device_wait:
             self._waiting.add(self._case)
         now = time.perf_counter()
         wall, cpu = now - self._wall, time.process_time() - self._cpu
@@ -247,7 +247,7 @@ class Conditions:
     def clock_mhz(self) -> int | None:
         return self.gpu.sm_mhz() if self.gpu is not None else None
 
-    def waited(self) -> bool:
+    def waits_for_device(self) -> bool:
         """Whether a GPU case's timed calls waited for the device (flag ``host``): its times
         hold the host's round trips and move with the host's speed between runs."""
         return self.round_trip is not None and self._case in self._waiting

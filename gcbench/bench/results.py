@@ -75,7 +75,7 @@ SUSPECT_FLAGS: tuple[str, ...] = ("throttled", "contended", "drift", "noisy", "c
 FLAGS: tuple[str, ...] = (*SUSPECT_FLAGS, "floor", "host")
 FLOOR_CAUSE = (
     "stopped at their noise floor: their median's interval is wider than --noise but within "
-    "one host round trip, what the harness can resolve"
+    "what the harness can resolve (one host round trip where their calls wait for the device)"
 )
 HOST_CAUSE = (
     "waited for the device inside their timed calls (blocking reads: column host_syncs), so "

@@ -383,7 +383,7 @@ class _Worker:
             flags = sampling.flags(pooled, floor) if finished else ()
             if meter.contended():
                 flags = (*flags, "contended")
-            if finished and meter.waited():
+            if finished and meter.waits_for_device():
                 flags = (*flags, "host")
         except Exception as exc:
             status, message = classify(exc)

@@ -143,10 +143,10 @@ class _Run:
             s.lost.fill(0)
         s.clean = False
         s.colors.fill(UNCOLORED)
-        host = slots.Slots((n, 0))
+        counts = slots.Slots((n, 0))  # what each pass left, on the device
         coloring = slots.coloring(
-            lambda rnd: self.launch(host, rnd),
-            host,
+            lambda rnd: self.launch(counts, rnd),
+            counts,
             cap=n + 1,
             algorithm="cf",
             colors=s.colors,
@@ -156,11 +156,11 @@ class _Run:
         s.clean = True
         return coloring
 
-    def launch(self, host: slots.Slots, rnd: int) -> None:
+    def launch(self, counts: slots.Slots, rnd: int) -> None:
         """Pass ``rnd``: color its list (every vertex in pass 0), mark the losers of the
-        conflicts that leaves and count them into the pass's slot of ``host``."""
+        conflicts that leaves and count them into the pass's slot of ``counts``."""
         s, k, b, grid = self.s, self.k, self.block, self.grid
-        gate = host.gate(rnd)
+        gate = counts.gate(rnd)
         if rnd == 0:
             tiles = (runtime.grid_for(self.dg.n, self.tile),)
             args = (np.int32(self.dg.n), self.width, *self.graph, s.colors)
