@@ -261,6 +261,6 @@ class Conditions:
         trips = self._trips.get(self._case)
         if self.round_trip is None or not trips:
             return TIMER_RESOLUTION_MS
-        if self._case not in self._waiting:
+        if not self.waits_for_device():
             return EVENT_RESOLUTION_MS
         return statistics.median(trips) / 1e3 + EVENT_RESOLUTION_MS

@@ -171,22 +171,20 @@ def test_flags_union_marks_and_notes(write_csv, reps, row):
     assert "flags" in summary_csv(rep.summary).splitlines()[0].split(",")
 
 
-def test_a_group_at_its_noise_floor_is_noted_but_not_marked_suspect(write_csv, reps):
-    rows = [*reps("g1", "a", SPREAD, flags="floor"), *reps("g1", "b", scaled(2.0))]
+@pytest.mark.parametrize(
+    ("flag", "note"),
+    [
+        ("floor", f"1 group {FLOOR_CAUSE} (floor): as sure as gcbench can measure"),
+        ("host", f"1 group {HOST_CAUSE} (host): compare them across runs with care"),
+    ],
+)
+def test_a_floor_or_host_group_is_noted_but_not_marked_suspect(write_csv, reps, flag, note):
+    rows = [*reps("g1", "a", SPREAD, flags=flag), *reps("g1", "b", scaled(2.0))]
     rep = report([write_csv(rows)])
     frame = graph_table(rep, "g1").frame.set_index("configuration")
-    assert frame.loc["a", "time ms"] == "1.03" and frame.loc["a", "note"] == "flags: floor"
+    assert frame.loc["a", "time ms"] == "1.03" and frame.loc["a", "note"] == f"flags: {flag}"
     assert FLAG_LEGEND not in graph_table(rep, "g1").legend
-    assert f"1 group {FLOOR_CAUSE} (floor): as sure as gcbench can measure" in rep.notes
-
-
-def test_a_group_that_waited_for_the_device_is_noted_but_not_marked_suspect(write_csv, reps):
-    rows = [*reps("g1", "a", SPREAD, flags="host"), *reps("g1", "b", scaled(2.0))]
-    rep = report([write_csv(rows)])
-    frame = graph_table(rep, "g1").frame.set_index("configuration")
-    assert frame.loc["a", "time ms"] == "1.03" and frame.loc["a", "note"] == "flags: host"
-    assert FLAG_LEGEND not in graph_table(rep, "g1").legend
-    assert f"1 group {HOST_CAUSE} (host): compare them across runs with care" in rep.notes
+    assert note in rep.notes
 
 
 def test_flag_union_orders_known_flags_first():

@@ -132,6 +132,7 @@ class _Run:
         self.width, self.shared = np.int32(tile), tile * TILE_BYTES
         self.graph = (dg.indptr, dg.indices)
         self.grid = (runtime.grid_for(dg.n, block_size),)  # a list is at most n long
+        self.tiles = (runtime.grid_for(dg.n, tile),)  # ... and so are its tiles
 
     def __call__(self) -> Coloring:
         """Tile passes until no cross-tile conflict, then the pull-down."""
@@ -162,9 +163,8 @@ class _Run:
         s, k, b, grid = self.s, self.k, self.block, self.grid
         gate = counts.gate(rnd)
         if rnd == 0:
-            tiles = (runtime.grid_for(self.dg.n, self.tile),)
             args = (np.int32(self.dg.n), self.width, *self.graph, s.colors)
-            k.tiles(tiles, (b,), args, shared_mem=self.shared)
+            k.tiles(self.tiles, (b,), args, shared_mem=self.shared)
             k.conflicts(grid, (b,), (s.colors, np.int32(1), *self.graph, s.colors, s.lost, *gate))
             return  # identity: the list (here colors) is not read
         self._list_pass(rnd, gate)
@@ -184,10 +184,9 @@ class _Run:
         k.tile_adjacency(grid, (b,), (*adjacency, np.int32(0), s.inner, s.offsets, s.adj, *gate))
         cp.cumsum(s.inner, dtype=np.int32, out=s.offsets[1:])
         k.tile_adjacency(grid, (b,), (*adjacency, np.int32(1), s.inner, s.offsets, s.adj, *gate))
-        tiles = (runtime.grid_for(self.dg.n, self.tile),)
         base = np.int32(rnd * self.tile)
         args = (self.width, s.current, s.offsets, s.adj, s.colors, base, *gate)
-        k.list_tiles(tiles, (b,), args, shared_mem=self.shared)
+        k.list_tiles(self.tiles, (b,), args, shared_mem=self.shared)
         args = (s.current, np.int32(0), *self.graph, s.colors, s.lost, *gate)
         k.conflicts(grid, (b,), args)
         k.positions(grid, (b,), (s.current, s.pos, np.int32(0), *gate))
@@ -200,13 +199,12 @@ class _Run:
         n = np.int32(dg.n)
         cp = runtime.cupy()
         buckets = s.zeroed_slots(2 * classes)  # bucket 2c + heavy: color c, split by degree
-        grid = (runtime.grid_for(dg.n, b),)
         common = (n, dg.indptr, colors, np.int32(WARP_DEGREE))
-        k.bucket(grid, (b,), (*common, np.int32(0), buckets, s.order))
+        k.bucket(self.grid, (b,), (*common, np.int32(0), buckets, s.order))
         sizes = runtime.read_back(buckets)  # the one read: the launches below are sized by it
         starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int32)
         buckets[...] = cp.cumsum(buckets, dtype=np.int32) - buckets  # the starts, on the device
-        k.bucket(grid, (b,), (*common, np.int32(1), buckets, s.order))
+        k.bucket(self.grid, (b,), (*common, np.int32(1), buckets, s.order))
         for c in np.flatnonzero(sizes[2:]) + 2:  # class 0 stays where it is
             size, heavy = int(sizes[c]), bool(c % 2)
             members = s.order[starts[c] : starts[c + 1]]
