@@ -72,8 +72,7 @@ class _Group(click.Group):
         except SystemExit as exc:  # a command's own exit code
             code = exc.code
         except (Stopped, click.Abort):
-            click.echo("interrupted", err=True)
-            code = EXIT_INTERRUPTED
+            code = _interrupted()
         except click.exceptions.NoArgsIsHelpError as exc:
             exc.show()
             code = exc.exit_code
@@ -86,11 +85,14 @@ class _Group(click.Group):
         except OSError as exc:
             code = _fail(f"{_doing(given)}: {os_reason(exc)}", EXIT_USAGE, debug)
         except Exception as exc:
-            code = _fail(
-                f"internal error in {_doing(given)}: {type(exc).__name__}: {exc}"
-                + ("" if debug else " (a bug: rerun with --debug and report the traceback)"),
-                EXIT_BUG, debug,
-            )  # fmt: skip
+            if _stopped_inside(exc):  # a stop Python wrapped (it landed in a class being made)
+                code = _interrupted()
+            else:
+                code = _fail(
+                    f"internal error in {_doing(given)}: {type(exc).__name__}: {exc}"
+                    + ("" if debug else " (a bug: rerun with --debug and report the traceback)"),
+                    EXIT_BUG, debug,
+                )  # fmt: skip
         for stop, handler in previous.items():  # the caller's again (gcbench.__main__: ignored)
             signal.signal(stop, handler)
         sys.exit(code if isinstance(code, int) else EXIT_OK)
@@ -104,6 +106,26 @@ class Stopped(BaseException):
 
 def _stop(signum: int, frame: Any) -> None:
     raise Stopped
+
+
+def _stopped_inside(exc: BaseException) -> bool:
+    """Whether ``exc`` was caused by a stop: a signal that lands while Python makes a class
+    (``__set_name__``, as numba's do on import) reaches the caller as a RuntimeError whose
+    cause is the Stopped."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:  # bounded: each link seen once
+        if isinstance(cause, Stopped):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def _interrupted() -> int:
+    """Say that a stop ended the command; its exit code."""
+    click.echo("interrupted", err=True)
+    return EXIT_INTERRUPTED
 
 
 def _warning_line(message: Warning | str, *args: Any, **kwargs: Any) -> str:

@@ -114,3 +114,31 @@ def test_run_on_a_missing_gpu_names_its_own_option(run_limited):
     done = run_limited("run", "--graph", RGG, "--algo", "greedy", "--device", "gpu")
     done.one_error("--device gpu, but no GPU is usable: ")
     assert done.error_lines[0].endswith("; --device cpu runs the CPU algorithms")
+
+
+class _StopsOnNaming:
+    """A descriptor whose ``__set_name__`` is where a signal lands, as it can in a class that
+    numba makes while it imports."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        from gcbench.cli import Stopped
+
+        raise Stopped
+
+
+def test_a_stop_that_python_wraps_is_still_a_stop():
+    """A stop raised inside class creation reaches the command's caller wrapped (Python 3.11:
+    RuntimeError "Error calling __set_name__"): it is an interrupt (exit 130), not a bug."""
+    from gcbench.cli import Stopped, _stopped_inside
+
+    with pytest.raises(BaseException) as caught:  # noqa: PT011 -- wrapped or not, by version
+        type("Made", (), {"field": _StopsOnNaming()})
+    assert _stopped_inside(caught.value) or isinstance(caught.value, Stopped)
+    assert not _stopped_inside(RuntimeError("a real bug"))
+    try:
+        try:
+            raise ValueError("first")
+        except ValueError as first:
+            raise RuntimeError("second") from first
+    except RuntimeError as chained:
+        assert not _stopped_inside(chained)
