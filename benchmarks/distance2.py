@@ -21,6 +21,7 @@ issue's targets.
 
     PYTHONPATH=. python3 benchmarks/distance2.py --serial --gpu --out DIR
     python3 benchmarks/distance2.py --table serial.csv gpu.csv
+    python3 benchmarks/distance2.py --table after.csv --before before.csv  # an A/B of two trees
 """
 
 from __future__ import annotations
@@ -141,6 +142,44 @@ def tables(paths: list[Path]) -> list[str]:
     return [*lines, "\n### Targets\n", *(f"- {note}" for note in notes)]
 
 
+def _read(paths: list[Path]) -> pd.DataFrame:
+    rows = pd.concat([pd.read_csv(p) for p in paths if p.is_file()], ignore_index=True)
+    rows["order"] = rows.apply(order_of, axis=1)
+    rows["label"] = rows.apply(label_of, axis=1)
+    return rows[rows["status"] == "ok"]
+
+
+def _cell(times: list[float]) -> str:
+    interval = median_ci(times)
+    spread = f" [{interval[0]:.4g}, {interval[1]:.4g}]" if interval else ""
+    return f"{pd.Series(times).median():.4g}{spread}"
+
+
+def ab_table(before: list[Path], after: list[Path]) -> list[str]:
+    """One markdown row per configuration (graph, problem, label) in both ``before`` and
+    ``after``: each side's median ms with its 95 % interval, after ÷ before, the rounds, and
+    whether the colors agree (a deterministic algorithm's must)."""
+    old, new = _read(before), _read(after)
+    lines = [
+        "| graph | problem | configuration | before, ms | after, ms | after ÷ before | "
+        "rounds before / after | colors before / after |",
+        "|" + " --- |" * 8,
+    ]
+    keys = ["graph", "problem", "label"]
+    for key, case in new.groupby(keys, sort=False):
+        was = old[(old[keys] == pd.Series(key, index=keys)).all(axis=1)]
+        if not len(was):
+            continue
+        then, now = was["time_ms"].tolist(), case["time_ms"].tolist()
+        ratio = pd.Series(now).median() / pd.Series(then).median()
+        rounds = f"{was['iterations'].median():.0f} / {case['iterations'].median():.0f}"
+        colors = f"{was['colors'].median():.0f} / {case['colors'].median():.0f}"
+        cells = [*key, f"{_cell(then)} ({len(then)})", f"{_cell(now)} ({len(now)})",
+                 f"{ratio:.2f}", rounds, colors]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpu", action="store_true", help="run configs/distance2.toml")
@@ -154,12 +193,26 @@ def main() -> None:
         choices=[r[0] for r in RUNS],
         help="leave out these graphs (repeatable): kron 18 alone takes minutes",
     )
+    parser.add_argument(
+        "--before",
+        nargs="*",
+        type=Path,
+        default=[],
+        help="result CSVs of an earlier tree: also print each configuration's time before and "
+        "after (after: --table's files and the runs)",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("PYTHONPATH", str(Path(__file__).resolve().parents[1]))
     written = [p for part in ("serial", "gpu") if getattr(args, part)
                for p in run_part(part, args.out, args.skip)]  # fmt: skip
     print("\n".join(tables([*args.table, *written])))
+    if args.before:
+        print(
+            "\n".join(
+                ["", "### Before and after", "", *ab_table(args.before, [*args.table, *written])]
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -180,40 +180,58 @@ __device__ __forceinline__ bool d2_heavy(const int c, const int* __restrict__ co
     return work >= GCB_D2_HEAVY;
 }
 
-// Column c's distance-2 neighbourhood by one thread: visit(u) for every entry u != c of every row
-// of c (a neighbour in several rows is visited once per row), until visit returns true; returns
-// whether it did.
-template <class Visit>
-__device__ __forceinline__ bool d2_thread_scan(const int c, const int* __restrict__ col_ptr,
-                                               const int* __restrict__ col_rows,
-                                               const int* __restrict__ row_ptr,
-                                               const int* __restrict__ row_cols, Visit visit)
+// Column c's rows as ranges of `cols`: span(e) is entry e's row (col_rows[e]) as its [begin, end).
+// d2_row_span is a whole row of row_cols; jp-d2 reads a part of each row (the columns before c).
+struct d2_row_span {
+    const int* __restrict__ col_rows;
+    const int* __restrict__ row_ptr;
+    __device__ int2 operator()(const int e) const
+    {
+        const int r = col_rows[e];
+        return make_int2(row_ptr[r], row_ptr[r + 1]);
+    }
+};
+
+// Column c's distance-2 neighbourhood by one thread: visit(u) for every entry u != c of
+// cols[span(e)] for each entry e of c's column (a neighbour in several rows is visited once per
+// row), until visit returns true; returns whether it did.
+template <class Span, class Visit>
+__device__ __forceinline__ bool d2_thread_walk(const int c, const int* __restrict__ col_ptr,
+                                               Span span, const int* __restrict__ cols,
+                                               Visit visit)
 {
     const int last = col_ptr[c + 1];
     for (int e = col_ptr[c]; e < last; e++) {
-        const int r = col_rows[e];
-        const int end = row_ptr[r + 1];
-        for (int k = row_ptr[r]; k < end; k++) {
-            const int u = row_cols[k];
+        const int2 range = span(e);
+        for (int k = range.x; k < range.y; k++) {
+            const int u = cols[k];
             if (u != c && visit(u)) return true;
         }
     }
     return false;
 }
 
-// The same neighbourhood by the whole warp (every lane calls it with the same c). c's rows are
-// taken 32 at a time and their entries laid end to end and dealt to the lanes in turn (lane l
-// takes entries l, l + 32, ...), so one hub row and many short rows keep every lane busy alike:
-// a lane finds the row of its entry p by a binary search over the rows' prefix sums, held one
+// The whole rows of c (d2_thread_walk over d2_row_span).
+template <class Visit>
+__device__ __forceinline__ bool d2_thread_scan(const int c, const int* __restrict__ col_ptr,
+                                               const int* __restrict__ col_rows,
+                                               const int* __restrict__ row_ptr,
+                                               const int* __restrict__ row_cols, Visit visit)
+{
+    return d2_thread_walk(c, col_ptr, d2_row_span{col_rows, row_ptr}, row_cols, visit);
+}
+
+// The same walk by the whole warp (every lane calls it with the same c). c's rows are taken 32
+// at a time and their ranges laid end to end and dealt to the lanes in turn (lane l takes
+// entries l, l + 32, ...), so one hub row and many short rows keep every lane busy alike: a
+// lane finds the row of its entry p by a binary search over the ranges' prefix sums, held one
 // per lane. visit(u) is called on the lane that holds entry u != c; stop(), called by every lane
-// after every 32 entries, ends the scan when it returns true and must be warp-uniform (a vote, a
+// after every 32 entries, ends the walk when it returns true and must be warp-uniform (a vote, a
 // warp reduction). A group's entries are those of distinct rows, so their sum is at most nnz and
 // fits int.
-template <class Visit, class Stop>
-__device__ __forceinline__ void d2_warp_scan(const int c, const int* __restrict__ col_ptr,
-                                             const int* __restrict__ col_rows,
-                                             const int* __restrict__ row_ptr,
-                                             const int* __restrict__ row_cols, Visit visit,
+template <class Span, class Visit, class Stop>
+__device__ __forceinline__ void d2_warp_walk(const int c, const int* __restrict__ col_ptr,
+                                             Span span, const int* __restrict__ cols, Visit visit,
                                              Stop stop)
 {
     const int lane = d2_lane();
@@ -221,9 +239,9 @@ __device__ __forceinline__ void d2_warp_scan(const int c, const int* __restrict_
     for (int group = col_ptr[c]; group < last; group += 32) {
         int begin = 0, length = 0;
         if (group + lane < last) {
-            const int r = col_rows[group + lane];
-            begin = row_ptr[r];
-            length = row_ptr[r + 1] - begin;
+            const int2 range = span(group + lane);
+            begin = range.x;
+            length = range.y - range.x;
         }
         int end = length;  // inclusive prefix sum: this lane's row ends before entry `end`
 #pragma unroll
@@ -242,12 +260,23 @@ __device__ __forceinline__ void d2_warp_scan(const int c, const int* __restrict_
             const int row_begin = __shfl_sync(GCB_FULL_MASK, begin, j);
             const int row_start = __shfl_sync(GCB_FULL_MASK, start, j);
             if (p < total) {
-                const int u = row_cols[row_begin + p - row_start];
+                const int u = cols[row_begin + p - row_start];
                 if (u != c) visit(u);
             }
             if (stop()) return;
         }
     }
+}
+
+// The whole rows of c by the warp (d2_warp_walk over d2_row_span).
+template <class Visit, class Stop>
+__device__ __forceinline__ void d2_warp_scan(const int c, const int* __restrict__ col_ptr,
+                                             const int* __restrict__ col_rows,
+                                             const int* __restrict__ row_ptr,
+                                             const int* __restrict__ row_cols, Visit visit,
+                                             Stop stop)
+{
+    d2_warp_walk(c, col_ptr, d2_row_span{col_rows, row_ptr}, row_cols, visit, stop);
 }
 
 __device__ __forceinline__ bool d2_row_is_long(const int r, const int* __restrict__ row_ptr)
@@ -555,36 +584,53 @@ extern "C" __global__ void nb_advance(int* __restrict__ state, const int* at, co
 }
 
 // ------------------------------------------------------------------------------------- jp-d2
-// Jones-Plassmann at distance 2 (Jones & Plassmann, SIAM J. Sci. Comput. 1993): a worklist
-// column colors itself once every distance-2 neighbour of lower rank has a color, with the
-// lowest color none of them has; the others wait for the next round. While c is uncolored no
-// neighbour of higher rank can color (c is below it), so the colors c reads are those of its
-// lower-rank neighbours, final once set: reading the current colors in one kernel gives the
-// serial greedy in rank order, column for column (gcbench/algorithms/cpu/greedy_d2.py). A full
-// window stays full as colors are only added, so a column that moved its window past one would
-// find it full in the serial order too. The lowest-ranked uncolored column colors in every
-// round. Appends the waiting columns to the next worklist (d2_lists; its length to the next
-// slot).
-//
-// Only the lower-ranked neighbours are read: their colors are c's forbidden set and their
-// being uncolored is c's wait; a higher-ranked neighbour is uncolored while c is, and is not
-// looked at, so equality with the serial order does not rest on when its color becomes visible.
-//
-// The wait is remembered: a column that must wait records in waits[c] one uncolored
-// lower-ranked neighbour (the highest-ranked it saw: often the last of them to color, though
-// not always, as two of them need not be neighbours of each other) and in later rounds checks
-// that one column alone until it has a color; then it scans its neighbourhood again, and may
-// wait on another (a read that found it uncolored may be stale, which only makes the column
-// wait one more round). A run of k columns that are all distance-2 neighbours of each other (a row of k
-// columns, a hub's closed neighbourhood) needs k rounds whatever is done, and without the
-// memory each waiting column of it would scan its whole neighbourhood every one of them.
+// Jones-Plassmann at distance 2 (Jones & Plassmann, SIAM J. Sci. Comput. 1993), driven by
+// counts rather than by checks. The columns of one row are distance-2 neighbours of each other,
+// so JP colors them in rank order: a column may color once, in each of its rows, the column
+// just before it by rank has colored. distance2.py lays every row's columns out by rank
+// (`ranked`, the row CSR reordered) and gives each entry of the column view its place there
+// (`place`: entry e = (c, row r) sits at ranked[place[e]]). pending[c] counts c's rows whose
+// column before c is still uncolored, and a worklist holds exactly the columns whose count has
+// reached 0, so a round touches only the columns that color in it:
+// - round 0 (every column) counts; a column first in every row (a root) takes color 0;
+// - every later round colors its worklist: c reads, in each row, the columns ranked before it
+//   (ranked[row start, place[e]): all colored) and takes the lowest color none of them has, as
+//   the serial greedy in rank order does (gcbench/algorithms/cpu/greedy_d2.py), column for
+//   column;
+// - whoever colors releases, in each of its rows, the column just after it (one decrement a row:
+//   nnz in all), and the release that brings a count to 0 lists that column for the next round,
+//   whose launch reads its colors after every write of this one.
+// Round 0's counts and its roots' releases meet in one atomic counter that starts at 0: a count
+// reaches 0 once, when the column's own addition and every release have landed, in either
+// order, and whoever lands last lists it. So a column colors in the round after its last
+// lower-ranked neighbour (the rounds are the same every run), and each round colors the
+// lowest-ranked uncolored column. A run of k columns that are all neighbours of each other (a row
+// of k columns) needs k rounds in any JP; here each costs only the column that colors in it.
 
+// c's rows before c: entry e's row from its start to c's place in `ranked`.
+struct jp_before {
+    const int* __restrict__ col_rows;
+    const int* __restrict__ row_ptr;
+    const int* __restrict__ place;
+    __device__ int2 operator()(const int e) const
+    {
+        return make_int2(row_ptr[col_rows[e]], place[e]);
+    }
+};
+
+// One lower-ranked neighbour of u has colored: u joins the next worklist if it was the last.
+__device__ __forceinline__ void jp_release(const int u, int* __restrict__ pending,
+                                           int* __restrict__ next, int* __restrict__ left)
+{
+    if (atomicSub(&pending[u], 1) == 1) next[atomicAdd(left, 1)] = u;
+}
 
 extern "C" __global__ void jp_round(int* list0, int* list1, const int* __restrict__ col_ptr,
                                     const int* __restrict__ col_rows,
                                     const int* __restrict__ row_ptr,
-                                    const int* __restrict__ row_cols, const int* __restrict__ rank,
-                                    int* colors, int* __restrict__ waits, const int n_cols,
+                                    const int* __restrict__ row_cols,
+                                    const int* __restrict__ ranked, const int* __restrict__ place,
+                                    int* colors, int* __restrict__ pending, const int n_cols,
                                     const int wide, const int* at, const int p, const int passes,
                                     const int* before, int* left, int* mirror)
 {
@@ -593,71 +639,71 @@ extern "C" __global__ void jp_round(int* list0, int* list1, const int* __restric
     if (!gcb_open(here.before, here.mirror)) return;
     const int count = here.before[0];
     const d2_lists lists(here.p, list0, list1);
-    const auto still_waits = [&](int c) {
-        const int b = waits[c];
-        return b >= 0 && colors[b] < 0;
+    const bool counting = here.p == 0;
+    const jp_before lower{col_rows, row_ptr, place};
+    // entry e of a column: 1 when its row has a column ranked before it
+    const auto waits_in = [&](int e) { return (int)(place[e] > row_ptr[col_rows[e]]); };
+    // entry e of a column that has colored: release the column after it in its row
+    const auto release_after = [&](int e) {
+        const int k = place[e] + 1;
+        if (k < row_ptr[col_rows[e] + 1]) jp_release(ranked[k], pending, lists.next, here.left);
+    };
+    // round 0's count of c's waits meets the releases already made: c is listed here if they
+    // were all made; a root (none) is colored by the caller instead
+    const auto counted = [&](int c, int waits) {
+        if (waits > 0 && atomicAdd(&pending[c], waits) == -waits)
+            lists.next[atomicAdd(here.left, 1)] = c;
     };
     d2_each(
-        count, lists.list,
-        [&](int c) { return !still_waits(c) && d2_heavy(c, col_ptr, col_rows, row_ptr); },
+        count, lists.list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
         [&](int c) {
-            // a heavy column whose blocker colored since the check above waits one more
-            // round rather than take the one-thread scan
-            if (still_waits(c) || d2_heavy(c, col_ptr, col_rows, row_ptr)) return true;
-            const int mine = rank[c];
-            for (int base = 0; base < n_cols; base += GCB_D2_WIDTH) {
-                d2_mask used = 0;
-                int top = -1, blocker = -1;
-                d2_thread_scan(c, col_ptr, col_rows, row_ptr, row_cols, [&](int u) {
-                    const int ru = rank[u];
-                    if (ru >= mine) return false;
-                    const int cu = colors[u];
-                    if (cu < 0 && ru > top) top = ru, blocker = u;
-                    used |= d2_bit(cu, base);
-                    return false;
-                });
-                if (blocker >= 0) {
-                    waits[c] = blocker;
-                    return true;
+            const int first = col_ptr[c], last = col_ptr[c + 1];
+            if (counting) {
+                int waits = 0;
+                for (int e = first; e < last; e++) waits += waits_in(e);
+                counted(c, waits);
+                if (waits > 0) return false;
+                colors[c] = 0;
+            } else {
+                int color = -1;
+                for (int base = 0; color < 0 && base < n_cols; base += GCB_D2_WIDTH) {
+                    d2_mask used = 0;
+                    d2_thread_walk(c, col_ptr, lower, ranked, [&](int u) {
+                        used |= d2_bit(colors[u], base);
+                        return !~used;
+                    });
+                    if (~used) color = d2_lowest_free(used, base);
                 }
-                if (~used) {
-                    colors[c] = d2_lowest_free(used, base);
-                    return false;
-                }
+                colors[c] = color;  // a window always has room below n_cols colors
             }
-            return true;  // no window had room: beyond n_cols colors, never reached
+            for (int e = first; e < last; e++) release_after(e);
+            return false;
         },
         [&](int c, bool owner) {
-            const int mine = rank[c];
-            for (int base = 0; base < n_cols; base += wide) {
-                unsigned int* bits = d2_wide_window(d2_shared, wide);
-                int top = -1, blocker = -1;
-                d2_warp_scan(
-                    c, col_ptr, col_rows, row_ptr, row_cols,
-                    [&](int u) {
-                        const int ru = rank[u];
-                        if (ru >= mine) return;
-                        const int cu = colors[u];
-                        if (cu < 0 && ru > top) top = ru, blocker = u;
-                        d2_wide_mark(bits, cu, base, wide);
-                    },
-                    [] { return false; });
-                const int highest = __reduce_max_sync(GCB_FULL_MASK, top);
-                const unsigned int holder = __ballot_sync(GCB_FULL_MASK, top == highest);
-                blocker = __shfl_sync(GCB_FULL_MASK, blocker, __ffs((int)holder) - 1);
-                const int color = d2_wide_lowest_free(bits, base, wide);  // every lane votes
-                if (blocker >= 0) {
-                    if (owner) waits[c] = blocker;
-                    return true;
+            const int first = col_ptr[c], last = col_ptr[c + 1];
+            if (counting) {
+                int waits = 0;
+                for (int e = first + d2_lane(); e < last; e += 32) waits += waits_in(e);
+                waits = __reduce_add_sync(GCB_FULL_MASK, waits);
+                if (owner) counted(c, waits);
+                if (waits > 0) return false;
+                if (owner) colors[c] = 0;
+            } else {
+                int color = -1;
+                for (int base = 0; color < 0 && base < n_cols; base += wide) {
+                    unsigned int* bits = d2_wide_window(d2_shared, wide);
+                    d2_warp_walk(
+                        c, col_ptr, lower, ranked,
+                        [&](int u) { d2_wide_mark(bits, colors[u], base, wide); },
+                        [] { return false; });
+                    color = d2_wide_lowest_free(bits, base, wide);  // every lane votes
                 }
-                if (color >= 0) {
-                    if (owner) colors[c] = color;
-                    return false;
-                }
+                if (owner) colors[c] = color;
             }
-            return true;
+            for (int e = first + d2_lane(); e < last; e += 32) release_after(e);
+            return false;
         },
-        [&](int c, bool again) { gcb_append(lists.next, here.left, again, c); });
+        [](int, bool) {});
 }
 
 // ---------------------------------------------------------------------------------- validation

@@ -56,6 +56,7 @@ MAX_WIDE = 32 * 1024  # colors: a column beside a hub of degree 25,000 needs one
 BLOCK = 128  # the default block size of every launch (a multiple of 32: whole warps)
 PROBLEMS = ("d2", "pd2", "pd2-rows")
 RANK_KEY = "jp-d2 rank"  # DevicePattern.extras: RANK_KEY + " " + order -> int32 ranks
+ROWS_KEY = "jp-d2 rows"  # ... ROWS_KEY + " " + order -> (ranked, place), int32 each
 
 
 @enum.unique
@@ -98,16 +99,19 @@ def wide_window(block_size: int) -> tuple[int, int]:
 
 # Device bytes a run allocates, per column and per row (checked in bind, before allocating):
 # int32 colors and worklists; nb-bit's third list (deferred columns) and 64-bit row masks;
-# jp-d2's int32 waits (the neighbour each waiting column waits for);
-# jp-d2's int32 ranks come on top when its order's are not uploaded yet.
+# jp-d2's int32 pending counts (lower-ranked neighbours still uncolored);
+# jp-d2's int32 ranks, and its rows by rank (kept: 8 bytes a nonzero; building them takes at
+# most ROWS_BYTES a nonzero at once), come on top when its order's are not built yet.
 SCRATCH: dict[str, tuple[int, int]] = {"vb-bit": (12, 0), "nb-bit": (16, 8), "jp-d2": (16, 0)}
 RANK_BYTES = 4
+ROWS_BYTES = 64
 
 
 def round_cap(algorithm: str, n_cols: int) -> int:
     """Rounds before a run counts as hung. vb-bit and jp-d2 color at least one column for good
-    every round (the smallest colored column of a vb-bit round keeps its color; the
-    lowest-ranked uncolored column of a jp-d2 round colors), so n_cols rounds suffice; nb-bit
+    every round (the smallest colored column of a vb-bit round keeps its color; jp-d2's round 0
+    colors the lowest-ranked column and every later round the lowest-ranked uncolored one), so
+    n_cols rounds suffice; nb-bit
     may spend one more round per column on a full window (kernels/distance2.cu). One more
     guards against bugs only."""
     return (2 if algorithm == "nb-bit" else 1) * n_cols + 1
@@ -383,10 +387,35 @@ def ranks(dp: runtime.DevicePattern, order: str) -> Any:
     )
 
 
+def ranked_rows(dp: runtime.DevicePattern, order: str) -> tuple[Any, Any]:
+    """jp-d2's rows by rank, built on the device once per pattern and order: ``ranked`` is
+    ``row_cols`` with each row's columns in ``order``'s rank order, and ``place[e]``, for entry
+    e = (column c, row r) of the column view, is where c sits in r's part of ``ranked``; so
+    ``ranked[row_ptr[r]:place[e]]`` are the columns of r that color before c
+    (kernels/distance2.cu, ``jp_round``)."""
+
+    def build(p: runtime.DevicePattern) -> tuple[Any, Any]:
+        cp = runtime.cupy()
+        rank = ranks(p, order).astype(np.int64)
+        entries = cp.arange(p.row_cols.size, dtype=np.int32)
+        row_of = cp.searchsorted(p.row_ptr, entries, side="right").astype(np.int64) - 1
+        ranked = p.row_cols[cp.argsort(row_of << 32 | rank[p.row_cols])]
+        col_of = cp.searchsorted(p.col_ptr, entries, side="right").astype(np.int64) - 1
+        # the same (column, row) pairs in ranked's order and in the column view's, matched
+        in_ranked = cp.argsort(ranked.astype(np.int64) << 32 | row_of)
+        in_columns = cp.argsort(col_of << 32 | p.col_rows.astype(np.int64))
+        place = cp.empty(entries.size, dtype=np.int32)
+        place[in_columns] = in_ranked.astype(np.int32)
+        return ranked, place
+
+    return dp.extra(f"{ROWS_KEY} {order}", build)
+
+
 def _jp_scratch(n: int) -> Scratch:
-    """jp-d2's waits: the neighbour each waiting column waits for, -1 (none yet) at the start."""
-    waits = runtime.cupy().empty(n, dtype=np.int32)
-    return Scratch((waits,), lambda: waits.fill(-1))
+    """jp-d2's pending counts: each column's rows whose column before it is still uncolored,
+    which round 0 adds to the 0 they start from (kernels/distance2.cu, ``jp_round``)."""
+    pending = runtime.cupy().empty(n, dtype=np.int32)
+    return Scratch((pending,), lambda: pending.fill(0))
 
 
 def bind_jp_d2(
@@ -396,22 +425,28 @@ def bind_jp_d2(
     order: str = "random",
     sync: str = GRAPH,
 ) -> Callable[[], Coloring]:
-    """jp-d2 as a call with no arguments: the order's ranks are built and uploaded here, once
-    per pattern and order (the spec's setup does not know the order), outside the timed call;
-    with ``count_setup`` they are inside it. A round is one ``jp_round``; its two worklists
-    swap roles by the round's parity, on the device."""
-    uploaded = f"{RANK_KEY} {order}" in dp.extras
-    _require(dp, "jp-d2", sync, 0 if uploaded else RANK_BYTES * dp.n)
-    rank = ranks(dp, order)
+    """jp-d2 as a call with no arguments: the order's ranks and rows by rank
+    (:func:`ranked_rows`) are built here, once per pattern and order (the spec's setup does not
+    know the order), outside the timed call; with ``count_setup`` they are inside it. A round is
+    one ``jp_round``: round 0 counts, for every column, its rows in which a column ranks before
+    it, and colors the columns with none; each later round colors the columns whose count has
+    reached 0 and, in each of their rows, releases the column ranked next. Its two
+    worklists swap roles by the round's parity, on the device; a worklist can be longer than the
+    one before it, so every launch covers all the columns (one device-filling wave at most),
+    whatever the host has learned."""
+    built = f"{ROWS_KEY} {order}" in dp.extras
+    _require(dp, "jp-d2", sync, 0 if built else RANK_BYTES * dp.n + ROWS_BYTES * dp.host.nnz)
+    ranked, place = ranked_rows(dp, order)
     kernel = runtime.kernel(FAMILY, "jp_round")
     scan = _neighbourhoods(dp)
     n = dp.n
     wide, shared = wide_window(block_size)
 
-    def round_(colors: Any, lists: tuple[Any, ...], gate: tuple[Any, ...], items: int) -> None:
-        *worklists, waits = lists
-        grid, block = launch_shape(items, block_size)
-        kernel(grid, block, (*worklists, *scan, rank, colors, waits, np.int32(n),
+    grid, block = launch_shape(n, block_size)
+
+    def round_(colors: Any, lists: tuple[Any, ...], gate: tuple[Any, ...], _items: int) -> None:
+        *worklists, pending = lists
+        kernel(grid, block, (*worklists, *scan, ranked, place, colors, pending, np.int32(n),
                              np.int32(wide), *gate), shared_mem=shared)  # fmt: skip
 
     plan = Plan("jp-d2", 2, round_, lambda: _jp_scratch(n))

@@ -12,13 +12,14 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 from gcbench.algorithms import registry
 from gcbench.algorithms.cpu.greedy_d2 import greedy_d2_colors
 from gcbench.algorithms.execute import execute, prepare
 from gcbench.algorithms.gpu import deveci, distance2, loops, runtime
 from gcbench.algorithms.pattern_validation import recovers, validate_pattern
-from gcbench.algorithms.priority import PATTERN_ORDERS
+from gcbench.algorithms.priority import PATTERN_ORDERS, pattern_rank
 from gcbench.algorithms.rounds import GRAPH, SYNCS
 from gcbench.errors import GpuUnavailableError, InsufficientMemoryError, RoundCapError, SpecError
 from gcbench.graphs import generators
@@ -101,10 +102,29 @@ def _check(name: str, pattern: Pattern, colors: np.ndarray, coloring) -> None:
         return
     assert active[-1] == 0
     pairs = list(zip(active, active[1:], strict=False))
-    if name == "nb-bit":  # a round in which every column was deferred colors none
+    if name == "jp-d2":  # each round lists the next one's columns: every column once at most
+        assert min(active[:-1], default=1) > 0 and sum(active) < pattern.n_cols
+    elif name == "nb-bit":  # a round in which every column was deferred colors none
         assert all(a >= b for a, b in pairs)
     else:  # every round colors one column for good at least
         assert all(a > b for a, b in pairs)
+
+
+def _levels(pattern: Pattern, order: str) -> np.ndarray:
+    """Each column's level in ``order``: 0 without a lower-ranked distance-2 neighbour, else one
+    more than the highest level among them (the round of jp-d2 that colors it), from the
+    product AᵀA, apart from the kernels' scans."""
+    a = sparse.csr_matrix(
+        (np.ones(pattern.nnz), pattern.indices, pattern.indptr), (pattern.n_rows, pattern.n_cols)
+    )
+    square = (a.T @ a).tocsr()
+    rank = pattern_rank(pattern, order)
+    level = np.zeros(pattern.n_cols, dtype=np.int64)
+    for c in np.argsort(rank):
+        near = square.indices[square.indptr[c] : square.indptr[c + 1]]
+        lower = near[rank[near] < rank[c]]
+        level[c] = 1 + level[lower].max() if lower.size else 0
+    return level
 
 
 @pytest.mark.gpu
@@ -154,6 +174,21 @@ def test_jp_d2_equals_the_serial_greedy_on_every_family(family_graph, order):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("order", ["random", "largest-first"])
+def test_jp_d2_colors_each_level_in_its_round(order):
+    """Round 0 colors the columns without a lower-ranked neighbour and lists the next level;
+    round k lists level k + 1: the trace is the levels' sizes, the same every run."""
+    patterns = [_d2(graph) for graph in sorted(D2_GRAPHS)]
+    patterns += [_rectangular(name) for name in RECTANGULAR]
+    for pattern in patterns:
+        level = _levels(pattern, order)
+        sizes = np.bincount(level)
+        _, coloring = _color("jp-d2", pattern, order=order)
+        assert coloring.iterations == sizes.size, pattern.name
+        assert coloring.trace["active"] == [*sizes[1:].tolist(), 0], pattern.name
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("block_size", [32, 1024])
 @pytest.mark.parametrize("order", PATTERN_ORDERS)
 def test_jp_d2_equals_the_serial_greedy_column_for_column(order, block_size):
@@ -190,6 +225,31 @@ def test_jp_d2_ranks_are_uploaded_once_per_order():
     assert distance2.ranks(dp, "largest-first") is first
     assert distance2.ranks(dp, "natural") is not first
     assert dp.fresh().extras == {}  # a fresh view starts without them
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["hub-row", "small"])
+def test_jp_d2_rows_by_rank(name):
+    """Every row of ``ranked`` holds the row's columns in rank order, and ``place`` finds each
+    entry of the column view there (a pattern whose rows are not sorted by column included)."""
+    pattern = _rectangular(name)
+    shuffled = replace(pattern, indices=pattern.indices.copy(), name=f"{name}-shuffled")
+    rng = np.random.default_rng(0)
+    for r in range(pattern.n_rows):  # the same rows, each in a random column order
+        rng.shuffle(shuffled.indices[pattern.indptr[r] : pattern.indptr[r + 1]])
+    for side in (pattern, shuffled):
+        dp = runtime.pattern_to_device(side)
+        ranked, place = (a.get() for a in distance2.ranked_rows(dp, "random"))
+        rank = pattern_rank(side, "random")
+        col_ptr, col_rows = (a.get() for a in (dp.col_ptr, dp.col_rows))
+        for r in range(side.n_rows):
+            row = slice(side.indptr[r], side.indptr[r + 1])
+            expected = sorted(side.indices[row].tolist(), key=lambda c: rank[c])
+            assert ranked[row].tolist() == expected
+        for c in range(side.n_cols):
+            for e in range(col_ptr[c], col_ptr[c + 1]):
+                r = col_rows[e]
+                assert side.indptr[r] <= place[e] < side.indptr[r + 1] and ranked[place[e]] == c
 
 
 @pytest.mark.gpu
@@ -237,9 +297,9 @@ def test_a_graph_loop_is_captured_once_and_starts_afresh_each_call(name):
     for _ in range(2):
         again = _resolved(bind(dp)())
         _check(name, pattern, again.colors.get(), again)
-        if name == "jp-d2":  # deterministic colors (its rounds may differ by a column that
-            # saw a neighbour colored earlier in the same round: docs/distance2.md)
+        if name == "jp-d2":  # deterministic colors and rounds
             np.testing.assert_array_equal(again.colors.get(), kept)
+            assert again.iterations == first.iterations
     np.testing.assert_array_equal(first.colors.get(), kept)
     assert len(dp.extras["loops"]) == 1
     bind(dp, block_size=64)  # another configuration: another loop

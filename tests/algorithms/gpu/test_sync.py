@@ -198,10 +198,11 @@ def test_distance2_under_every_protocol(pattern, name):
         if sync == GRAPH:  # the WHILE node repeats the rounds: no read at all
             assert watch.syncs == 0
         outcomes[sync] = colors, coloring
-    if name == "jp-d2":  # deterministic colors; its rounds may vary (a stale read waits one more)
-        base_colors, _ = outcomes["round"]
-        for sync, (colors, _) in outcomes.items():
+    if name == "jp-d2":  # deterministic colors, rounds and trace
+        base_colors, base = outcomes["round"]
+        for sync, (colors, coloring) in outcomes.items():
             np.testing.assert_array_equal(colors, base_colors, err_msg=sync)
+            assert coloring.trace["active"] == base.trace["active"], sync
 
 
 @pytest.mark.gpu
