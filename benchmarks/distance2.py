@@ -6,7 +6,10 @@ the timeout is recorded, not waited for), every repetition validated and its com
 product checked (``recovered``):
 
 - ``--gpu``: configs/distance2.toml, every GPU algorithm at its default block size, one
-  warm-up and 7 runs (kron 18: 3, each within 20 s);
+  warm-up and 7 runs (kron 18: 3, each within 20 s), on the suite's graphs and on issue 44's
+  further shapes (``shapes``: a dense row among short rows, random rectangular matrices both
+  ways round, the 27-point stencil; ``star``: a hub of 10⁵ leaves, d2; ``--skip`` leaves
+  any of them out);
 - ``--serial``: configs/distance2-serial.toml, the serial greedy references on one CPU
   thread in the natural and largest-first orders, 3 runs (kron 18: 1, within 120 s), no
   warm-up (numba is compiled on the primer first).
@@ -45,6 +48,12 @@ RUNS = (
                   "gen:skewed?rows=1000000&cols=1000000&mean=8&exponent=3&seed=0"),
      "pd2,pd2-rows", 0),
     ("kron", ("gen:kron?scale=18&seed=0",), "d2,pd2", 1),
+    # issue 44's shapes: a dense row among short ones, random rectangular both ways round,
+    # the 27-point stencil, and a star's hub (d2)
+    ("shapes", ("gen:uniform?rows=100000&cols=100000&dense=1&width=5000",
+                "gen:uniform?rows=200000&cols=50000", "gen:uniform?rows=50000&cols=200000",
+                "gen:stencil?dim=3&side=64&points=27&rows=interior"), "pd2,pd2-rows", 0),
+    ("star", ("gen:star?leaves=100000",), "d2", 0),
 )  # fmt: skip
 # suite, reps (kron's apart), timeout in s (kron's apart): a kron case past its timeout is
 # recorded as such; the suites' own timeouts hold for the rest
@@ -191,7 +200,8 @@ def main() -> None:
         action="append",
         default=[],
         choices=[r[0] for r in RUNS],
-        help="leave out these graphs (repeatable): kron 18 alone takes minutes",
+        help="leave out these graphs (repeatable): kron 18 alone takes minutes; shapes and star "
+        "are issue 44's further inputs",
     )
     parser.add_argument(
         "--before",

@@ -6,7 +6,7 @@ number of cases. The nnz comes from, in order (docs/cluster.md):
 
 1. a ``gen:`` spec's parameters, by the family's definition (:data:`_GENERATED`: exact for
    the exact families and ``stencil``, the expected count for random ones, before duplicate
-   removal for kron/rmat, the requested total for ``skewed``);
+   removal for kron/rmat, the requested total for ``skewed``, the exact one for ``uniform``);
 2. the ``.npz`` header of the cached graph (remote specs, ``.npz`` paths), else of the cached
    pattern of an ``ss:`` matrix, only when ``use_cache`` — shards must not use it, since two
    machines can hold different caches and must still agree on the split;
@@ -90,6 +90,7 @@ _GENERATED: dict[str, Callable[[Mapping[str, Number]], float]] = {
     "stencil": _stencil,
     # the row lengths sum to mean · rows rounded (at least: each is a ceiling, capped at cols)
     "skewed": lambda p: float(math.floor(p["mean"] * p["rows"] + 0.5)),
+    "uniform": lambda p: float((p["rows"] - p["dense"]) * p["length"] + p["dense"] * p["width"]),
 }
 
 

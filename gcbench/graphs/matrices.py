@@ -6,7 +6,8 @@ the column grouping of a sparse Jacobian computed by finite differences or forwa
 automatic differentiation (Curtis, Powell & Reid 1974; Gebremedhin, Manne & Pothen, "What
 color is your Jacobian?", SIAM Review 47(4), 2005). ``stencil`` is the Jacobian of a
 finite-difference discretisation on a grid, ``skewed`` a random matrix whose row lengths
-follow a power law, so that its longest row (the lower bound) is far above the mean.
+follow a power law, so that its longest row (the lower bound) is far above the mean, and
+``uniform`` a random matrix of short rows, with a few dense ones if asked.
 
 Each family is registered in :data:`MATRIX_FAMILIES` with declared parameters
 (:class:`~gcbench.graphs.generators.GenParam`), so ``gen:stencil?...`` specs are parsed,
@@ -240,6 +241,13 @@ def _skewed(rows: int, cols: int, mean: float, exponent: float, seed: int) -> Pa
     scale = (1.0 - rng.random(rows)) ** (-1.0 / (exponent - 1.0))
     lengths = _scaled_lengths(scale, cols, math.floor(mean * rows + 0.5))
     del scale
+    return _random_rows("skewed", lengths, cols, rng)
+
+
+def _random_rows(name: str, lengths: np.ndarray, cols: int, rng: np.random.Generator) -> Pattern:
+    """The pattern ``name`` whose row i holds lengths[i] (int64, at most cols) distinct columns,
+    a uniform random set drawn from ``rng``, sorted."""
+    rows = lengths.size
     indptr = np.zeros(rows + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
     indices = np.empty(int(indptr[-1]), dtype=np.int32)
@@ -262,10 +270,51 @@ def _skewed(rows: int, cols: int, mean: float, exponent: float, seed: int) -> Pa
         pending, draws = pending[short], 2 * draws[short]
     if pending.size:
         raise SpecError(
-            f"skewed: {pending.size} rows short of distinct columns after {_DRAW_ROUNDS} "
+            f"{name}: {pending.size} rows short of distinct columns after {_DRAW_ROUNDS} "
             "rounds; try another seed"
         )
-    return Pattern("skewed", rows, cols, indptr, indices)
+    return Pattern(name, rows, cols, indptr, indices)
+
+
+# --- uniform ---------------------------------------------------------------------------------
+
+
+def _uniform_check(p: Mapping[str, Any]) -> str | None:
+    for name in ("length", "width"):
+        if p[name] > p["cols"]:
+            return f"{name}={p[name]} exceeds cols={p['cols']}: a row holds at most cols entries"
+    if p["dense"] > p["rows"]:
+        return f"dense={p['dense']} exceeds rows={p['rows']}"
+    return None
+
+
+def _uniform_peak(rows: int, cols: int, length: int, dense: int, width: int, seed: int) -> int:
+    """As skewed's: 12 bytes an entry, 80 a row, a byte a column."""
+    entries = (rows - dense) * length + dense * width
+    return 12 * entries + 80 * rows + cols + memory.HEADROOM
+
+
+@matrix_family(
+    "uniform",
+    GenParam("rows", int, None, 1, VERTEX_MAX, "rows; int32 ids"),
+    GenParam("cols", int, None, 1, VERTEX_MAX, "columns; int32 ids"),
+    GenParam("length", int, 8, 0, VERTEX_MAX, "entries of every row but the dense ones"),
+    GenParam("dense", int, 0, 0, VERTEX_MAX, "how many rows, the first ones, are dense"),
+    GenParam("width", int, 0, 0, VERTEX_MAX, "entries of each dense row"),
+    SEED,
+    peak=_uniform_peak,
+    check=_uniform_check,
+)
+def _uniform(rows: int, cols: int, length: int, dense: int, width: int, seed: int) -> Pattern:
+    """Random rows × cols matrix whose rows hold `length` uniform columns each but the first
+    `dense`, which hold `width`: short rows, or short rows beside a few dense ones (a sum
+    constraint, a parameter every residual depends on).
+
+    docs/graphs.md, "Matrix families", has the exact definition.
+    """
+    lengths = np.full(rows, length, dtype=np.int64)
+    lengths[:dense] = width
+    return _random_rows("uniform", lengths, cols, np.random.default_rng(seed))
 
 
 def _scaled_lengths(x: np.ndarray, cap: int, total: int) -> np.ndarray:

@@ -64,7 +64,8 @@ class GraphSpec:
 
     @property
     def is_matrix(self) -> bool:
-        """A generated matrix family (``gen:stencil``, ``gen:skewed``): a pattern, no graph."""
+        """A generated matrix family (``gen:stencil``, ``gen:skewed``, ``gen:uniform``): a pattern,
+        no graph."""
         return self.kind == "gen" and self.name in MATRIX_FAMILIES
 
     @property

@@ -73,11 +73,12 @@ STENCILS = [
     "gen:stencil?side=1&points=9",
     "gen:stencil?side=6&points=9&rows=interior", "gen:stencil?dim=3&side=5&points=7&rows=interior",
     "gen:stencil?side=2&points=5&rows=interior",
+    "gen:uniform?rows=300&cols=40&length=6", "gen:uniform?rows=300&cols=900&dense=2&width=700",
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("spec", STENCILS)
-def test_stencil_matrices_are_estimated_exactly(spec):
+def test_stencil_and_uniform_matrices_are_estimated_exactly(spec):
     spec = canonical_spec(spec)
     assert estimate_nnz(spec) == load_pattern(spec).nnz
 

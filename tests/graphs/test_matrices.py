@@ -119,7 +119,11 @@ def test_stencil_names_itself_by_its_canonical_spec(given, canonical):
         ("skewed", {"rows": 5, "cols": 3, "mean": 4}, "mean=4.0 exceeds cols=3"),
         ("skewed", {"rows": 5, "cols": 3, "mean": 0.5}, r"mean=0.5 is outside \[1.0, None\]"),
         ("skewed", {"rows": 5, "cols": 3, "mean": 2, "exponent": 1}, "exponent=1 is outside"),
-        ("nothing", {}, "unknown matrix family 'nothing'; known: skewed, stencil"),
+        ("uniform", {"rows": 5, "cols": 3, "length": 4}, "length=4 exceeds cols=3"),
+        ("uniform", {"rows": 5, "cols": 9, "dense": 1, "width": 10}, "width=10 exceeds cols=9"),
+        ("uniform", {"rows": 5, "cols": 9, "dense": 6, "width": 9}, "dense=6 exceeds rows=5"),
+        ("uniform", {"rows": 5, "cols": 9, "length": -1}, r"length=-1 is outside"),
+        ("nothing", {}, "unknown matrix family 'nothing'; known: skewed, stencil, uniform"),
     ],
 )
 def test_bad_parameters_are_one_line_spec_errors(family, given, message):
@@ -180,6 +184,37 @@ def test_skewed_columns_are_uniform():
     assert np.all(np.abs(per_column - expected) < 6 * np.sqrt(expected))
 
 
+def uniform(**params):
+    pattern = generate_pattern("uniform", params)
+    check_pattern(pattern)  # sorted rows, no entry twice
+    return pattern
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "length", "dense", "width"),
+    [(100_000, 100_000, 8, 1, 5000), (20_000, 5000, 8, 0, 0), (5000, 20_000, 8, 0, 0),
+     (300, 40, 30, 3, 40), (4, 4, 0, 2, 4)],
+)  # fmt: skip
+def test_uniform_rows_have_their_lengths(rows, cols, length, dense, width):
+    """Every row holds `length` distinct columns but the first `dense`, which hold `width`
+    (rows of more than half the columns are drawn as complements)."""
+    pattern = uniform(rows=rows, cols=cols, length=length, dense=dense, width=width)
+    assert (pattern.n_rows, pattern.n_cols) == (rows, cols)
+    expected = np.full(rows, length)
+    expected[:dense] = width
+    np.testing.assert_array_equal(pattern.row_counts, expected)
+
+
+def test_uniform_is_deterministic_and_its_columns_uniform():
+    a = uniform(rows=20_000, cols=200, length=30, seed=4)
+    b = uniform(rows=20_000, cols=200, length=30, seed=4)
+    np.testing.assert_array_equal(a.indices, b.indices)
+    assert not np.array_equal(a.indices, uniform(rows=20_000, cols=200, length=30).indices)
+    assert a.name == "gen:uniform?cols=200&dense=0&length=30&rows=20000&seed=4&width=0"
+    expected = a.nnz / 200
+    assert np.all(np.abs(a.col_counts - expected) < 6 * np.sqrt(expected))
+
+
 ESTIMATED = [
     ("stencil", {"dim": 2, "side": 300, "points": 9}),
     ("stencil", {"dim": 3, "side": 40, "points": 27}),
@@ -187,6 +222,7 @@ ESTIMATED = [
     ("stencil", {"dim": 2, "side": 300, "points": 5, "rows": "interior"}),
     ("skewed", {"rows": 50_000, "cols": 30_000, "mean": 12}),
     ("skewed", {"rows": 20_000, "cols": 50, "mean": 30, "exponent": 1.5}),
+    ("uniform", {"rows": 50_000, "cols": 30_000, "length": 8, "dense": 2, "width": 20_000}),
 ]
 
 
