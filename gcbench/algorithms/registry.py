@@ -139,7 +139,8 @@ class AlgorithmSpec:
     Every spec has the ``balance`` parameter (:data:`BALANCE_PARAM`) too, which ``run`` never
     sees: the runner applies :mod:`gcbench.algorithms.balance` after the coloring.
     A ``chooser`` runs another algorithm it picks per graph; it has a spec per backend under
-    one name and is left out of ``name = "*"`` suites.
+    one name and is left out of ``name = "*"`` suites. So is a spec with ``wildcard`` False
+    (a time-budgeted search, whose time is its budget): it runs where a suite names it.
     ``requires`` names the optional Python packages ``run`` imports (installed by the
     ``extra`` of gcbench); :mod:`gcbench.algorithms.availability` checks them without
     importing them. ``kernel`` names the CUDA source ``kernels/<kernel>.cu`` of a GPU
@@ -170,6 +171,7 @@ class AlgorithmSpec:
     setup: Callable[[Any], None] | None = None
     native_reduce: bool = False
     chooser: bool = False
+    wildcard: bool = True
     requires: tuple[str, ...] = ()
     extra: str = ""
     kernel: str | None = None

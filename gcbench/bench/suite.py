@@ -434,7 +434,7 @@ def _entry_specs(entry: AlgorithmEntry, backend: str, problem: str) -> list[Algo
     if wanted == "gpu" and backend == "cpu":
         return []
     specs = algorithms.all_specs(wanted, problem)
-    return [s for s in specs if s.name not in entry.exclude and not s.chooser]
+    return [s for s in specs if s.name not in entry.exclude and not s.chooser and s.wildcard]
 
 
 def _declared(spec: AlgorithmSpec) -> set[str]:

@@ -208,6 +208,14 @@ def test_wildcard_means_every_algorithm_of_the_backend():
     assert all(c.params == defaults(c.algorithm) for c in cpu)
 
 
+def test_a_wildcard_leaves_out_budgeted_searches_that_a_suite_can_still_name():
+    """tabucol's time is its budget: `name = "*"` leaves it out, naming it runs it."""
+    assert get("tabucol").wildcard is False
+    assert "tabucol" not in {c.algorithm for c in expand(suite([{"name": "*"}]), backend="cpu")}
+    named = expand(suite([{"name": "tabucol", "params": {"budget_ms": 5}}]), backend="cpu")
+    assert [(c.algorithm, c.params["budget_ms"]) for c in named] == [("tabucol", 5.0)]
+
+
 @pytest.mark.parametrize(
     ("algorithms", "kwargs", "message"),
     [
