@@ -38,8 +38,8 @@ from gcbench.graphs.graph import Graph
 
 TENURE_SPREAD = 10  # L, uniform in 0 .. TENURE_SPREAD - 1 (Galinier & Hao)
 TENURE_SHARE = 0.6  # λ, times the conflicting vertices
-CHUNK_WORK = 2_000_000  # move evaluations between two looks at the clock
-MAX_CHUNK = 10_000  # moves between two looks at the clock, at most
+CHUNK_MS = 5.0  # the time between two looks at the clock that the chunks of moves aim at
+MAX_CHUNK = 1_000_000  # moves between two looks at the clock, at most
 BYTES_PER_SLOT = 12  # γ (int32) and the tabu list (int64), per vertex and color
 
 
@@ -179,18 +179,22 @@ def tabucol_colors(
     where = np.empty(n, dtype=np.int32)
     state = np.zeros(4, dtype=np.int64)
     rng = np.array([(seed * 0x9E3779B97F4A7C15) % 2**64 | 1], dtype=np.uint64)
-    moves = 0
+    moves, chunk = 0, 1
     while k > floor and elapsed_ms() < budget_ms:
         trial = best.copy()
         _drop_top_class(graph.indptr, graph.indices, trial, k - 1)
-        slots = (slice(None), slice(0, k - 1))
-        _start(graph.indptr, graph.indices, trial, gamma[slots], conflicted, where, state)
-        tabu[slots] = 0
+        counts, tabus = gamma[:, : k - 1], tabu[:, : k - 1]
+        _start(graph.indptr, graph.indices, trial, counts, conflicted, where, state)
+        tabus[:] = 0
         found = state[1] == 0
-        while not found and elapsed_ms() < budget_ms:
-            chunk = min(MAX_CHUNK, max(1, CHUNK_WORK // ((k - 1) * int(state[3] + 1))))
-            found = _search(graph.indptr, graph.indices, trial, gamma[slots], tabu[slots],
-                            conflicted, where, state, rng, chunk)  # fmt: skip
+        while not found and (now := elapsed_ms()) < budget_ms:
+            found = _search(graph.indptr, graph.indices, trial, counts, tabus, conflicted,
+                            where, state, rng, chunk)  # fmt: skip
+            # the next chunk: as many moves as fill CHUNK_MS, or what is left of the budget,
+            # at this chunk's pace
+            then = elapsed_ms()
+            pace = chunk / max(then - now, 1e-3)
+            chunk = int(min(MAX_CHUNK, max(1.0, pace * min(CHUNK_MS, budget_ms - then))))
         moves += int(state[0])
         if not found:
             break
