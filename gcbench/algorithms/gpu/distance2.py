@@ -23,7 +23,8 @@ The rounds run under ``sync`` (docs/decisions.md, "Rounds without the host"): by
 per pattern and configuration), or a host protocol
 (:func:`gcbench.algorithms.gpu.slots.drive`). Either way the kernels find their round and its
 slot with ``gcb_locate`` and read the worklists' lengths on the device (``trace["active"]``:
-the columns left after each round); the rounds are bounded (:func:`round_cap`, RoundCapError
+what each round leaves its next one: the columns left, or for jp-d2 the next level's columns);
+the rounds are bounded (:func:`round_cap`, RoundCapError
 with the partial colors). The scratch a run allocates is estimated against the free device
 memory in ``bind`` first (``oom`` in one line).
 Decisions and the progress arguments: docs/distance2.md and the comments of the kernel file.
@@ -101,10 +102,11 @@ def wide_window(block_size: int) -> tuple[int, int]:
 # int32 colors and worklists; nb-bit's third list (deferred columns) and 64-bit row masks;
 # jp-d2's int32 pending counts (lower-ranked neighbours still uncolored);
 # jp-d2's int32 ranks, and its rows by rank (kept: 8 bytes a nonzero; building them takes at
-# most ROWS_BYTES a nonzero at once), come on top when its order's are not built yet.
+# most ROWS_BYTES a nonzero and RANK_BYTES + 8 a column at once: the sorts' int64 keys, indices
+# and buffers beside the arrays still alive), come on top when its order's are not built yet.
 SCRATCH: dict[str, tuple[int, int]] = {"vb-bit": (12, 0), "nb-bit": (16, 8), "jp-d2": (16, 0)}
 RANK_BYTES = 4
-ROWS_BYTES = 64
+ROWS_BYTES = 80
 
 
 def round_cap(algorithm: str, n_cols: int) -> int:
@@ -180,8 +182,9 @@ class Plan:
 
 def _host(plan: Plan, n: int, sync: str) -> Callable[[], Coloring]:
     """The call under a host protocol (:func:`~gcbench.algorithms.gpu.slots.drive`): each call
-    allocates its buffers; round ``rnd``'s worklist grids cover the smallest worklist the host
-    has learned so far (worklists never grow)."""
+    allocates its buffers; ``items`` (the plan's round sizes its worklist grids by it) is the
+    smallest worklist the host has learned so far: vb-bit's and nb-bit's never grow (jp-d2's
+    can, and its round covers every column)."""
 
     def call() -> Coloring:
         colors, lists = _start(n, plan.lists)
@@ -435,7 +438,8 @@ def bind_jp_d2(
     one before it, so every launch covers all the columns (one device-filling wave at most),
     whatever the host has learned."""
     built = f"{ROWS_KEY} {order}" in dp.extras
-    _require(dp, "jp-d2", sync, 0 if built else RANK_BYTES * dp.n + ROWS_BYTES * dp.host.nnz)
+    building = (RANK_BYTES + 8) * dp.n + ROWS_BYTES * dp.host.nnz
+    _require(dp, "jp-d2", sync, 0 if built else building)
     ranked, place = ranked_rows(dp, order)
     kernel = runtime.kernel(FAMILY, "jp_round")
     scan = _neighbourhoods(dp)
