@@ -24,9 +24,9 @@ per pattern and configuration), or a host protocol
 (:func:`gcbench.algorithms.gpu.slots.drive`). Either way the kernels find their round and its
 slot with ``gcb_locate`` and read the worklists' lengths on the device (``trace["active"]``:
 what each round leaves its next one: the columns left, or for jp-d2 the next level's columns);
-the rounds are bounded (:func:`round_cap`, RoundCapError
-with the partial colors). The scratch a run allocates is estimated against the free device
-memory in ``bind`` first (``oom`` in one line).
+the rounds are bounded (:func:`round_cap`, RoundCapError with the partial colors). The scratch
+a run allocates is estimated against the free device memory in ``bind`` first (``oom`` in one
+line).
 Decisions and the progress arguments: docs/distance2.md and the comments of the kernel file.
 """
 
@@ -100,7 +100,7 @@ def wide_window(block_size: int) -> tuple[int, int]:
 
 # Device bytes a run allocates, per column and per row (checked in bind, before allocating):
 # int32 colors and worklists; nb-bit's third list (deferred columns) and 64-bit row masks;
-# jp-d2's int32 pending counts (lower-ranked neighbours still uncolored);
+# jp-d2's int32 pending counts (a column's rows whose column before it is still uncolored);
 # jp-d2's int32 ranks, and its rows by rank (kept: 8 bytes a nonzero; building them takes at
 # most ROWS_BYTES a nonzero and RANK_BYTES + 8 a column at once: the sorts' int64 keys, indices
 # and buffers beside the arrays still alive), come on top when its order's are not built yet.
@@ -113,9 +113,8 @@ def round_cap(algorithm: str, n_cols: int) -> int:
     """Rounds before a run counts as hung. vb-bit and jp-d2 color at least one column for good
     every round (the smallest colored column of a vb-bit round keeps its color; jp-d2's round 0
     colors the lowest-ranked column and every later round the lowest-ranked uncolored one), so
-    n_cols rounds suffice; nb-bit
-    may spend one more round per column on a full window (kernels/distance2.cu). One more
-    guards against bugs only."""
+    n_cols rounds suffice; nb-bit may spend one more round per column on a full window
+    (kernels/distance2.cu). One more guards against bugs only."""
     return (2 if algorithm == "nb-bit" else 1) * n_cols + 1
 
 
@@ -433,9 +432,9 @@ def bind_jp_d2(
     know the order), outside the timed call; with ``count_setup`` they are inside it. A round is
     one ``jp_round``: round 0 counts, for every column, its rows in which a column ranks before
     it, and colors the columns with none; each later round colors the columns whose count has
-    reached 0 and, in each of their rows, releases the column ranked next. Its two
-    worklists swap roles by the round's parity, on the device; a worklist can be longer than the
-    one before it, so every launch covers all the columns (one device-filling wave at most),
+    reached 0 and, in each of their rows, releases the column ranked next. Its two worklists
+    swap roles by the round's parity, on the device; a worklist can be longer than the one
+    before it, so every launch covers all the columns (one device-filling wave at most),
     whatever the host has learned."""
     built = f"{ROWS_KEY} {order}" in dp.extras
     building = (RANK_BYTES + 8) * dp.n + ROWS_BYTES * dp.host.nnz
