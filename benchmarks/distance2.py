@@ -97,11 +97,21 @@ def label_of(row: pd.Series) -> str:
     return f"{row['algorithm']}{order}{reduced}"
 
 
-def tables(paths: list[Path]) -> list[str]:
-    """The markdown tables and the targets' lines of the result files ``paths``."""
-    rows = pd.concat([pd.read_csv(p) for p in paths if p.is_file()], ignore_index=True)
+def labelled(paths: list[Path]) -> pd.DataFrame:
+    """The rows of the result files ``paths`` with each configuration's order and label; one
+    line and exit status 1 when none of them exists."""
+    files = [p for p in paths if p.is_file()]
+    if not files:
+        raise SystemExit(f"no results file among {', '.join(map(str, paths)) or 'none given'}")
+    rows = pd.concat([pd.read_csv(p) for p in files], ignore_index=True)
     rows["order"] = rows.apply(order_of, axis=1)
     rows["label"] = rows.apply(label_of, axis=1)
+    return rows
+
+
+def tables(paths: list[Path]) -> list[str]:
+    """The markdown tables and the targets' lines of the result files ``paths``."""
+    rows = labelled(paths)
     lines, notes = [], []
     devices = sorted({str(d) for d in rows["device_name"].dropna().unique()})
     lines.append(f"GPU: {', '.join(devices) or 'none'}; serial rows on one CPU thread")
@@ -151,13 +161,6 @@ def tables(paths: list[Path]) -> list[str]:
     return [*lines, "\n### Targets\n", *(f"- {note}" for note in notes)]
 
 
-def _read(paths: list[Path]) -> pd.DataFrame:
-    rows = pd.concat([pd.read_csv(p) for p in paths if p.is_file()], ignore_index=True)
-    rows["order"] = rows.apply(order_of, axis=1)
-    rows["label"] = rows.apply(label_of, axis=1)
-    return rows[rows["status"] == "ok"]
-
-
 def _cell(times: list[float]) -> str:
     interval = median_ci(times)
     spread = f" [{interval[0]:.4g}, {interval[1]:.4g}]" if interval else ""
@@ -168,7 +171,7 @@ def ab_table(before: list[Path], after: list[Path]) -> list[str]:
     """One markdown row per configuration (graph, problem, label) in both ``before`` and
     ``after``: each side's median ms with its 95 % interval, after ÷ before, the rounds, and
     whether the colors agree (a deterministic algorithm's must)."""
-    old, new = _read(before), _read(after)
+    old, new = (labelled(p).query("status == 'ok'") for p in (before, after))
     lines = [
         "| graph | problem | configuration | before, ms | after, ms | after ÷ before | "
         "rounds before / after | colors before / after |",
