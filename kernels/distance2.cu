@@ -618,7 +618,8 @@ struct jp_before {
     }
 };
 
-// One lower-ranked neighbour of u has colored: u joins the next worklist if it was the last.
+// The column before u in one of u's rows has colored: u joins the next worklist if that was
+// the last of its rows to wait on.
 __device__ __forceinline__ void jp_release(const int u, int* __restrict__ pending,
                                            int* __restrict__ next, int* __restrict__ left)
 {
