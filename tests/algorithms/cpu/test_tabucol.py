@@ -36,7 +36,7 @@ def test_valid_never_more_than_dsatur_and_traced(family_graph):
     start = _count(greedy_colors(family_graph, "sd"))
     assert trace["tabu_colors"][0] == start >= _count(colors) == trace["tabu_colors"][-1]
     steps = np.diff(trace["tabu_colors"])
-    assert np.all(steps == -1) and np.all(np.diff(trace["tabu_ms"]) >= 0)
+    assert np.all(steps <= -1) and np.all(np.diff(trace["tabu_ms"]) >= 0)  # (an emptied class: -2)
     assert moves >= 0 and np.unique(colors).size == _count(colors)  # colors 0..k-1, all used
 
 
