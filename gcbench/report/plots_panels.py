@@ -309,12 +309,18 @@ def trace_curves(traces: pd.DataFrame, best: pd.DataFrame, style: Style) -> Figu
             log_axis(ax, "y", part["active"].to_numpy(), below=1.3, above=1.3)
         ax.set_title(f"{style.graph_label(graph)}: {name}", fontsize="medium")
         ax.set_xlabel("round")
-        ax.set_ylabel(f"{name} (count)")
+        ax.set_ylabel(f"{name} ({series_unit(name)})")
         ax.grid(alpha=0.3)
     names = [c for c in configs if c in handles]
     blocks = has_block_sizes(t)
     add_legend(board, [handles[c] for c in names], names, legend_title(blocks))
     return fit(board)
+
+
+def series_unit(name: str) -> str:
+    """The unit of a trace series by its name: ``*_ms`` are times (``reduce_ms``, ``tabu_ms``),
+    the rest counts (``active``, ``edges``, ``tabu_colors``)."""
+    return "ms" if name.endswith("_ms") else "count"
 
 
 def _class_dots(traces: pd.DataFrame | None, best: pd.DataFrame) -> dict:

@@ -25,6 +25,7 @@ from gcbench.report.plots import (
     save,
     tick_text,
 )
+from gcbench.report.plots_panels import series_unit
 from gcbench.report.tables import SUMMARY_COLUMNS
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -126,6 +127,12 @@ def test_trace_plot_is_a_graph_by_series_grid(traced_report):
     width = round(2 * PANEL_IN[0] + legend_width_in(["ecl-gc", "eb-tent"]) + 0.4, 2)
     height = round(2 * PANEL_IN[1] + 1.0, 2)
     assert png_size(out / "trace.png") == (round(width * DPI), round(height * DPI))
+
+
+def test_a_trace_series_is_labelled_in_its_unit():
+    assert [series_unit(n) for n in ("active", "edges", "tabu_colors", "tabu_ms", "reduce_ms")] == [
+        "count", "count", "count", "ms", "ms",
+    ]  # fmt: skip
 
 
 def test_many_graphs_wrap_onto_rows(tmp_path, write_csv, row, pixel_spread):
