@@ -36,8 +36,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-
-from gcbench.stats import median_ci
+from _common import cell
 
 # (name, graphs, problems, which reps): the suites' graphs in three runs, so kron 18 gets fewer
 # repetitions and --graph keeps the matrices to their problems.
@@ -137,8 +136,6 @@ def tables(paths: list[Path]) -> list[str]:
                 lines.append(f"| {label} | — | | | | | {status} |")
                 continue
             times = ok["time_ms"].tolist()
-            interval = median_ci(times)
-            spread = f" [{interval[0]:.4g}, {interval[1]:.4g}]" if interval else ""
             median, colors = ok["time_ms"].median(), int(ok["colors"].median())
             order = group["order"].iloc[0]
             same = serial.get(order)
@@ -148,7 +145,7 @@ def tables(paths: list[Path]) -> list[str]:
             mark = status if recovered == {"True"} else f"{status}, recovered {recovered}"
             rounds = ok["iterations"].median()
             lines.append(
-                f"| {label} | {median:.4g}{spread} ({len(ok)}) | "
+                f"| {label} | {cell(times, '.4g')} ({len(ok)}) | "
                 f"{'' if pd.isna(rounds) else int(rounds)} | {colors} | {ratio} | {speed} | "
                 f"{mark} |"
             )
@@ -159,12 +156,6 @@ def tables(paths: list[Path]) -> list[str]:
                          f"{serial['natural'][0] / best[1]:.0f}× the serial natural greedy "
                          f"({serial['natural'][0]:.4g} ms)")  # fmt: skip
     return [*lines, "\n### Targets\n", *(f"- {note}" for note in notes)]
-
-
-def _cell(times: list[float]) -> str:
-    interval = median_ci(times)
-    spread = f" [{interval[0]:.4g}, {interval[1]:.4g}]" if interval else ""
-    return f"{pd.Series(times).median():.4g}{spread}"
 
 
 def ab_table(before: list[Path], after: list[Path]) -> list[str]:
@@ -186,7 +177,7 @@ def ab_table(before: list[Path], after: list[Path]) -> list[str]:
         ratio = pd.Series(now).median() / pd.Series(then).median()
         rounds = f"{was['iterations'].median():.0f} / {case['iterations'].median():.0f}"
         colors = f"{was['colors'].median():.0f} / {case['colors'].median():.0f}"
-        cells = [*key, f"{_cell(then)} ({len(then)})", f"{_cell(now)} ({len(now)})",
+        cells = [*key, f"{cell(then, '.4g')} ({len(then)})", f"{cell(now, '.4g')} ({len(now)})",
                  f"{ratio:.2f}", rounds, colors]  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     return lines

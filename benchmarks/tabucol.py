@@ -23,8 +23,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-
-from gcbench.stats import median_ci
+from _common import cell
 
 
 def run(graphs: list[str], budgets: list[int], reps: int, out: Path) -> None:
@@ -35,12 +34,6 @@ def run(graphs: list[str], budgets: list[int], reps: int, out: Path) -> None:
                "--reps", str(reps), "--warmup", "0", "--timeout", "120", "--out", str(out),
                *(arg for g in graphs for arg in ("--graph", g))]  # fmt: skip
     subprocess.run(command, check=False)
-
-
-def _time(times: pd.Series) -> str:
-    interval = median_ci(times.tolist())
-    spread = f" [{interval[0]:.4g}, {interval[1]:.4g}]" if interval else ""
-    return f"{times.median():.4g}{spread}"
 
 
 def table(path: Path, best: dict[str, int]) -> list[str]:
@@ -58,14 +51,14 @@ def table(path: Path, best: dict[str, int]) -> list[str]:
         known = case["chi_known"].iloc[0]
         chi = best.get(name, None if pd.isna(known) else int(known))
         dsatur = case[case["algorithm"] == "greedy"]
+        start = f"{dsatur['colors'].median():.0f}, {cell(dsatur['time_ms'].tolist(), '.4g')}"
         cells = [name, f"{case['n'].iloc[0]:,}", "—" if chi is None else str(chi),
-                 str(int(case["chi_lower"].iloc[0])),
-                 f"{dsatur['colors'].median():.0f}, {_time(dsatur['time_ms'])}"]  # fmt: skip
+                 str(int(case["chi_lower"].iloc[0])), start]  # fmt: skip
         for b in budgets:
             runs = case[case["budget"] == b]
             colors = runs["colors"]
             cells.append(f"{colors.median():.0f} ({colors.min():.0f}–{colors.max():.0f}), "
-                         f"{_time(runs['time_ms'])}")  # fmt: skip
+                         f"{cell(runs['time_ms'].tolist(), '.4g')}")  # fmt: skip
             if chi is not None:
                 ratios[b].append(colors.median() / chi)
         lines.append("| " + " | ".join(cells) + " |")
