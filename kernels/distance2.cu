@@ -606,17 +606,72 @@ extern "C" __global__ void nb_advance(int* __restrict__ state, const int* at, co
 // lower-ranked neighbour (the rounds are the same every run), and each round colors the
 // lowest-ranked uncolored column. A run of k columns that are all neighbours of each other (a row
 // of k columns) needs k rounds in any JP; here each costs only the column that colors in it.
+//
+// Dense rows (issue 44, item 1). Reading a row's prefix costs its length: a hub row of k columns
+// costs k²/2 reads over its k rounds, each on the chain (kron 18: rows of 25,000 columns). A row
+// of at least distance2.py's `dense` threshold instead keeps a bitmap of the colors its colored
+// columns hold (`dense[r]`: its slot, -1 for the other rows; `words` 32-bit words a slot, enough
+// for every color the pattern can need, 0 when no row is dense; `dense_top[slot]`: how many of
+// them hold a color yet).
+// Whoever colors sets its bit in each of its dense rows before it releases the next column there,
+// and only one column of a row colors in a round (the next waits for it), so when c colors the
+// bitmap of each of its dense rows holds exactly the colors of the columns before c in it: the
+// prefix c would have read, as the words in use instead of the prefix's entries (a heavy
+// column's warp reads whichever is cheaper: jp_before.bitmap).
 
-// c's rows before c: entry e's row from its start to c's place in `ranked`.
+// A column reads a dense row's bitmap instead of its prefix when the bitmap's words in use are
+// at most this many times the prefix's entries: a warp reads 32 words in one coalesced step, but
+// an entry costs a gather of its color and an atomic mark, and a short prefix in a row whose
+// columns hold high colors is cheaper to read entry by entry (the same colors either way).
+#define GCB_JP_WORDS_PER_ENTRY 4
+
+// c's rows before c: entry e's row from its start to c's place in `ranked`. With `dense` (a heavy
+// column's warp), bitmap(e) is the slot of e's row when c reads its bitmap (-1 when not dense or
+// cheaper as entries), and such a row's span is empty; the bitmaps are read by jp_dense_marks.
 struct jp_before {
     const int* __restrict__ col_rows;
     const int* __restrict__ row_ptr;
     const int* __restrict__ place;
+    const int* __restrict__ dense;
+    const int* __restrict__ dense_top;
+    __device__ int bitmap(const int e) const
+    {
+        const int r = col_rows[e];
+        const int slot = dense ? dense[r] : -1;
+        return slot >= 0 && dense_top[slot] <= GCB_JP_WORDS_PER_ENTRY * (place[e] - row_ptr[r])
+                   ? slot
+                   : -1;
+    }
     __device__ int2 operator()(const int e) const
     {
-        return make_int2(row_ptr[col_rows[e]], place[e]);
+        const int start = row_ptr[col_rows[e]];
+        return make_int2(start, bitmap(e) >= 0 ? start : place[e]);
     }
 };
+
+// ORs into a warp's wide window [base, base + wide) the bitmaps c reads (before.bitmap; every lane
+// calls it, after the window's marks; lane l owns the window's words l, l + 32, ...). Nothing
+// writes them meanwhile: a row's bitmap changes only in the round its next column colors.
+__device__ __forceinline__ void jp_dense_marks(const int c, const int* __restrict__ col_ptr,
+                                               const jp_before& before,
+                                               const unsigned int* __restrict__ dense_bits,
+                                               const int words, unsigned int* window,
+                                               const int base, const int wide)
+{
+    if (!before.dense) return;
+    __syncwarp();  // the walk's marks are in the window
+    const int lane = d2_lane();
+    const int last = col_ptr[c + 1], first_word = base >> 5;
+    for (int group = col_ptr[c]; group < last; group += 32) {
+        const int slot = group + lane < last ? before.bitmap(group + lane) : -1;
+        for (unsigned int todo = __ballot_sync(GCB_FULL_MASK, slot >= 0); todo; todo &= todo - 1) {
+            const int s = __shfl_sync(GCB_FULL_MASK, slot, __ffs(todo) - 1);
+            const unsigned int* row = dense_bits + (size_t)s * words;
+            const int end = min(before.dense_top[s], first_word + (wide >> 5));
+            for (int w = first_word + lane; w < end; w += 32) window[w - first_word] |= row[w];
+        }
+    }
+}
 
 // The column before u in one of u's rows has colored: u joins the next worklist if that was
 // the last of its rows to wait on.
@@ -631,7 +686,9 @@ extern "C" __global__ void jp_round(int* list0, int* list1, const int* __restric
                                     const int* __restrict__ row_ptr,
                                     const int* __restrict__ row_cols,
                                     const int* __restrict__ ranked, const int* __restrict__ place,
-                                    int* colors, int* __restrict__ pending, const int n_cols,
+                                    int* colors, int* __restrict__ pending,
+                                    const int* __restrict__ dense, unsigned int* dense_bits,
+                                    int* dense_top, const int words, const int n_cols,
                                     const int wide, const int* at, const int p, const int passes,
                                     const int* before, int* left, int* mirror)
 {
@@ -641,13 +698,22 @@ extern "C" __global__ void jp_round(int* list0, int* list1, const int* __restric
     const int count = here.before[0];
     const d2_lists lists(here.p, list0, list1);
     const bool counting = here.p == 0;
-    const jp_before lower{col_rows, row_ptr, place};
+    const jp_before lower{col_rows, row_ptr, place, nullptr, nullptr};  // whole prefixes
+    const int* rows_kept = words ? dense : nullptr;  // words = 0: no dense row, none read
+    const jp_before sparse{col_rows, row_ptr, place, rows_kept, dense_top};  // or bitmaps
     // entry e of a column: 1 when its row has a column ranked before it
     const auto waits_in = [&](int e) { return (int)(place[e] > row_ptr[col_rows[e]]); };
-    // entry e of a column that has colored: release the column after it in its row
-    const auto release_after = [&](int e) {
+    // entry e of a column that has taken `color`: the color into the row's bitmap if the row is
+    // dense, then release the column after it in the row
+    const auto release_after = [&](int e, int color) {
+        const int r = col_rows[e];
+        const int slot = words ? dense[r] : -1;
+        if (slot >= 0 && color >= 0) {  // (a column always finds a color below n_cols)
+            atomicOr(&dense_bits[(size_t)slot * words + (color >> 5)], 1u << (color & 31));
+            atomicMax(&dense_top[slot], (color >> 5) + 1);
+        }
         const int k = place[e] + 1;
-        if (k < row_ptr[col_rows[e] + 1]) jp_release(ranked[k], pending, lists.next, here.left);
+        if (k < row_ptr[r + 1]) jp_release(ranked[k], pending, lists.next, here.left);
     };
     // round 0's count of c's waits meets the releases already made: c is listed here if they
     // were all made; a root (none) is colored by the caller instead
@@ -659,14 +725,14 @@ extern "C" __global__ void jp_round(int* list0, int* list1, const int* __restric
         count, lists.list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
         [&](int c) {
             const int first = col_ptr[c], last = col_ptr[c + 1];
+            int color = 0;  // a root's
             if (counting) {
                 int waits = 0;
                 for (int e = first; e < last; e++) waits += waits_in(e);
                 counted(c, waits);
                 if (waits > 0) return false;
-                colors[c] = 0;
             } else {
-                int color = -1;
+                color = -1;
                 for (int base = 0; color < 0 && base < n_cols; base += GCB_D2_WIDTH) {
                     d2_mask used = 0;
                     d2_thread_walk(c, col_ptr, lower, ranked, [&](int u) {
@@ -675,33 +741,34 @@ extern "C" __global__ void jp_round(int* list0, int* list1, const int* __restric
                     });
                     if (~used) color = d2_lowest_free(used, base);
                 }
-                colors[c] = color;  // a window always has room below n_cols colors
             }
-            for (int e = first; e < last; e++) release_after(e);
+            colors[c] = color;  // a window always has room below n_cols colors
+            for (int e = first; e < last; e++) release_after(e, color);
             return false;
         },
         [&](int c, bool owner) {
             const int first = col_ptr[c], last = col_ptr[c + 1];
+            int color = 0;  // a root's; the same on every lane
             if (counting) {
                 int waits = 0;
                 for (int e = first + d2_lane(); e < last; e += 32) waits += waits_in(e);
                 waits = __reduce_add_sync(GCB_FULL_MASK, waits);
                 if (owner) counted(c, waits);
                 if (waits > 0) return false;
-                if (owner) colors[c] = 0;
             } else {
-                int color = -1;
+                color = -1;
                 for (int base = 0; color < 0 && base < n_cols; base += wide) {
                     unsigned int* bits = d2_wide_window(d2_shared, wide);
                     d2_warp_walk(
-                        c, col_ptr, lower, ranked,
+                        c, col_ptr, sparse, ranked,
                         [&](int u) { d2_wide_mark(bits, colors[u], base, wide); },
                         [] { return false; });
+                    jp_dense_marks(c, col_ptr, sparse, dense_bits, words, bits, base, wide);
                     color = d2_wide_lowest_free(bits, base, wide);  // every lane votes
                 }
-                if (owner) colors[c] = color;
             }
-            for (int e = first + d2_lane(); e < last; e += 32) release_after(e);
+            if (owner) colors[c] = color;
+            for (int e = first + d2_lane(); e < last; e += 32) release_after(e, color);
             return false;
         },
         [](int, bool) {});

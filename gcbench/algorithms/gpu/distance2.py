@@ -47,6 +47,7 @@ from gcbench.algorithms.gpu.slots import Slots
 from gcbench.algorithms.registry import UNCOLORED, WARP, AlgorithmSpec, Coloring, Param, register
 from gcbench.algorithms.rounds import GRAPH
 from gcbench.errors import RoundCapError
+from gcbench.graphs.pattern import Pattern
 
 FAMILY = "distance2"
 WIDTH = 64  # colors per forbidden window: one 64-bit mask (GCB_D2_WIDTH)
@@ -58,6 +59,12 @@ BLOCK = 128  # the default block size of every launch (a multiple of 32: whole w
 PROBLEMS = ("d2", "pd2", "pd2-rows")
 RANK_KEY = "jp-d2 rank"  # DevicePattern.extras: RANK_KEY + " " + order -> int32 ranks
 ROWS_KEY = "jp-d2 rows"  # ... ROWS_KEY + " " + order -> (ranked, place), int32 each
+DENSE_KEY = "jp-d2 dense"  # ... DENSE_KEY + " " + threshold -> DenseRows, + " slots" its upload
+# jp-d2's dense rows (issue 44, item 1): a row of at least DENSE columns keeps a bitmap of its
+# columns' colors in place of reading its prefix (kernels/distance2.cu, "Dense rows"); the
+# bitmaps take at most DENSE_BUDGET bytes, the longest rows first.
+DENSE = 128
+DENSE_BUDGET = 256 * 2**20
 
 
 @enum.unique
@@ -413,11 +420,72 @@ def ranked_rows(dp: runtime.DevicePattern, order: str) -> tuple[Any, Any]:
     return dp.extra(f"{ROWS_KEY} {order}", build)
 
 
-def _jp_scratch(n: int) -> Scratch:
-    """jp-d2's pending counts: each column's rows whose column before it is still uncolored,
-    which round 0 adds to the 0 they start from (kernels/distance2.cu, ``jp_round``)."""
-    pending = runtime.cupy().empty(n, dtype=np.int32)
-    return Scratch((pending,), lambda: pending.fill(0))
+@dataclass(frozen=True)
+class DenseRows:
+    """jp-d2's dense rows of a pattern: ``slot`` (host int32, one per row) is each dense row's
+    bitmap, -1 for every other row; ``count`` bitmaps of ``words`` 32-bit words, enough for any
+    color a column of the pattern can take (0 when no row is dense); ``threshold`` the
+    shortest row given one (above the one asked for when the budget keeps only the longest
+    rows)."""
+
+    slot: np.ndarray
+    count: int
+    words: int
+    threshold: int
+
+    @property
+    def nbytes(self) -> int:
+        """Device bytes: the slots, the bitmaps and each bitmap's count of words in use."""
+        return 4 * self.slot.size + 4 * self.count * (self.words + 1)
+
+
+def color_bound(pattern: Pattern) -> int:
+    """A bound on the colors any greedy coloring of ``pattern``'s columns uses: a column's color
+    is at most its distance-2 neighbours, at most the other entries of its rows; so the largest
+    such count + 1, and at most the columns."""
+    col_ptr, col_rows = pattern.columns
+    if not pattern.nnz:
+        return min(pattern.n_cols, 1)
+    others = np.r_[0, np.cumsum((pattern.row_counts - 1)[col_rows])]
+    sums = others[col_ptr[1:]] - others[col_ptr[:-1]]
+    return int(min(pattern.n_cols, sums.max() + 1))
+
+
+def dense_rows(dp: runtime.DevicePattern, threshold: int) -> DenseRows:
+    """The rows of at least ``threshold`` columns (none when it is 0), as many of the longest
+    as :data:`DENSE_BUDGET` holds, found on the host once per pattern and threshold."""
+
+    def build(p: runtime.DevicePattern) -> DenseRows:
+        lengths = p.host.row_counts
+        none = DenseRows(np.full(p.n_rows, -1, np.int32), 0, 0, threshold)
+        if threshold <= 0 or not (lengths >= threshold).any():
+            return none
+        words = -(-color_bound(p.host) // 32)
+        room = DENSE_BUDGET // (4 * (words + 1))
+        shortest = threshold
+        if int((lengths >= threshold).sum()) > room:  # only rows longer than the (room+1)-th
+            shortest = int(np.sort(lengths)[::-1][room]) + 1
+        dense = lengths >= shortest
+        slot = np.where(dense, np.cumsum(dense) - 1, -1).astype(np.int32)
+        return DenseRows(slot, int(dense.sum()), words, shortest)
+
+    return dp.extra(f"{DENSE_KEY} {threshold}", build)
+
+
+def _jp_scratch(n: int, dense: DenseRows) -> Scratch:
+    """jp-d2's pending counts (each column's rows whose column before it is still uncolored,
+    which round 0 adds to the 0 they start from) and its dense rows' bitmaps and words in use,
+    all zero at the start (kernels/distance2.cu, ``jp_round``)."""
+    cp = runtime.cupy()
+    pending = cp.empty(n, dtype=np.int32)
+    bits = cp.empty(max(1, dense.count * dense.words), dtype=np.uint32)
+    top = cp.empty(max(1, dense.count), dtype=np.int32)
+
+    def reset() -> None:
+        for buffer in (pending, bits, top):
+            buffer.fill(0)
+
+    return Scratch((pending, bits, top), reset)
 
 
 def bind_jp_d2(
@@ -425,6 +493,7 @@ def bind_jp_d2(
     *,
     block_size: int = BLOCK,
     order: str = "random",
+    dense: int = DENSE,
     sync: str = GRAPH,
 ) -> Callable[[], Coloring]:
     """jp-d2 as a call with no arguments: the order's ranks and rows by rank
@@ -435,11 +504,14 @@ def bind_jp_d2(
     reached 0 and, in each of their rows, releases the column ranked next. Its two worklists
     swap roles by the round's parity, on the device; a worklist can be longer than the one
     before it, so every launch covers all the columns (one device-filling wave at most),
-    whatever the host has learned."""
+    whatever the host has learned. Rows of at least ``dense`` columns keep a bitmap of their
+    colors instead (:func:`dense_rows`)."""
     built = f"{ROWS_KEY} {order}" in dp.extras
     building = (RANK_BYTES + 8) * dp.n + ROWS_BYTES * dp.host.nnz
-    _require(dp, "jp-d2", sync, 0 if built else building)
+    rows = dense_rows(dp, dense)
+    _require(dp, "jp-d2", sync, rows.nbytes + (0 if built else building))
     ranked, place = ranked_rows(dp, order)
+    slots_ = dp.extra(f"{DENSE_KEY} {dense} slots", lambda _: runtime.cupy().asarray(rows.slot))
     kernel = runtime.kernel(FAMILY, "jp_round")
     scan = _neighbourhoods(dp)
     n = dp.n
@@ -448,12 +520,13 @@ def bind_jp_d2(
     grid, block = launch_shape(n, block_size)
 
     def round_(colors: Any, lists: tuple[Any, ...], gate: tuple[Any, ...], _items: int) -> None:
-        *worklists, pending = lists
-        kernel(grid, block, (*worklists, *scan, ranked, place, colors, pending, np.int32(n),
-                             np.int32(wide), *gate), shared_mem=shared)  # fmt: skip
+        *worklists, pending, bits, top = lists
+        kernel(grid, block, (*worklists, *scan, ranked, place, colors, pending, slots_, bits, top,
+                             np.int32(rows.words), np.int32(n), np.int32(wide), *gate),
+               shared_mem=shared)  # fmt: skip
 
-    plan = Plan("jp-d2", 2, round_, lambda: _jp_scratch(n))
-    return _bound(dp, plan, sync, (block_size, wide, order))
+    plan = Plan("jp-d2", 2, round_, lambda: _jp_scratch(n, rows))
+    return _bound(dp, plan, sync, (block_size, wide, order, dense))
 
 
 def jp_d2(
@@ -461,11 +534,12 @@ def jp_d2(
     *,
     block_size: int = BLOCK,
     order: str = "random",
+    dense: int = DENSE,
     sync: str = GRAPH,
 ) -> Coloring:
     """Jones-Plassmann distance-2 coloring in ``order``: equal to the serial greedy in that
     order column for column; ``iterations`` = rounds."""
-    return bind_jp_d2(dp, block_size=block_size, order=order, sync=sync)()
+    return bind_jp_d2(dp, block_size=block_size, order=order, dense=dense, sync=sync)()
 
 
 # -------------------------------------------------------------------------------- registry
@@ -478,6 +552,15 @@ ORDER = Param(
     help="column priority: natural=column id, largest-first=most distinct distance-2 "
     "neighbours first, smallest-last and incidence-degree=ColPack's dynamic distance-2 orders, "
     "random=by hash32 (the serial greedy's orders, docs/distance2.md)",
+)
+
+DENSE_ROWS = Param(
+    "dense",
+    DENSE,
+    int,
+    low=0,
+    help="rows of at least this many columns keep a bitmap of their colors instead of being "
+    "read entry by entry (0: none; docs/distance2.md, jp-d2)",
 )
 
 
@@ -539,5 +622,5 @@ _register(
     description="Deterministic Jones-Plassmann distance-2 coloring of columns, equal to the "
     "serial greedy in the same order",
     deterministic=True,
-    params=(ORDER, SYNC),
+    params=(ORDER, DENSE_ROWS, SYNC),
 )

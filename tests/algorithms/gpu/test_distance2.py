@@ -209,13 +209,59 @@ def test_a_heavy_column_moves_its_wide_window_on(monkeypatch, name):
     (the ``base += wide`` path), and jp-d2 still equals the serial greedy."""
     monkeypatch.setattr(distance2, "wide_window", lambda block: (1024, block // 32 * 128))
     pattern = closed_neighbourhoods(_graph("star", leaves=3000))
-    for order in ("random", "largest-first") if name == "jp-d2" else ("",):
-        params = {"order": order} if order else {}
+    cases = [{}] if name == "vb-bit" else [
+        {"order": order, "dense": dense}  # the hub row's bitmap read a window at a time too
+        for order in ("random", "largest-first") for dense in (0, 512)
+    ]  # fmt: skip
+    for params in cases:
+        order = params.get("order")
         colors, coloring = _color(name, pattern, 128, **params)
         _check(name, pattern, colors, coloring)
         assert validate_pattern(pattern, colors).colors == 3001
         if order:
             np.testing.assert_array_equal(colors, greedy_d2_colors(pattern, order))
+
+
+def _crossing_rows() -> Pattern:
+    """Three long rows sharing columns (each column in up to three of them) among short random
+    rows: a column's forbidden colors come from several bitmaps and from entries at once."""
+    rng = np.random.default_rng(7)
+    long_rows = [rng.choice(900, size, replace=False) for size in (600, 450, 300)]
+    rows = np.concatenate([np.full(c.size, r) for r, c in enumerate(long_rows)] +
+                          [rng.integers(3, 1200, 5000)])  # fmt: skip
+    cols = np.concatenate([*long_rows, rng.integers(0, 900, 5000)])
+    return from_entries(1200, 900, rows, cols, name="crossing")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("block_size", [32, 1024])
+@pytest.mark.parametrize("dense", [0, 1, 100, 300])
+def test_jp_d2_dense_rows_equal_the_serial_greedy(dense, block_size):
+    """Rows of at least ``dense`` columns read as bitmaps (1: every row, light columns' rows
+    included; 0: none) give the serial greedy's colors column for column, in every order."""
+    patterns = [_d2("star-300"), _d2("kron-10"), _rectangular("hub-row"), _crossing_rows()]
+    patterns.append(patterns[2].transposed())
+    for pattern in patterns:
+        for order in ("random", "largest-first", "natural"):
+            colors, coloring = _color("jp-d2", pattern, block_size, order=order, dense=dense)
+            expected = greedy_d2_colors(pattern, order)
+            np.testing.assert_array_equal(colors, expected, f"{pattern.name} {order}")
+            _check("jp-d2", pattern, colors, coloring)
+
+
+@pytest.mark.gpu
+def test_jp_d2_dense_rows_within_a_budget_are_the_longest(monkeypatch):
+    """A budget of two bitmaps: only the two longest rows of the crossing pattern get one,
+    and the colors stay the serial greedy's."""
+    pattern = _crossing_rows()
+    words = -(-distance2.color_bound(pattern) // 32)
+    monkeypatch.setattr(distance2, "DENSE_BUDGET", 2 * 4 * (words + 1))
+    dp = runtime.pattern_to_device(pattern)
+    rows = distance2.dense_rows(dp, 1)
+    assert rows.count == 2 and rows.threshold == 301
+    assert np.flatnonzero(rows.slot >= 0).tolist() == [0, 1]
+    coloring = _resolved(distance2.jp_d2(dp, dense=1))
+    np.testing.assert_array_equal(coloring.colors.get(), greedy_d2_colors(pattern, "random"))
 
 
 @pytest.mark.gpu
@@ -356,7 +402,7 @@ def test_registered_for_the_pattern_problems(name):
         assert spec.block_size_matters and spec.block_size_step == registry.WARP
         assert spec.default_block_size == distance2.BLOCK
         assert spec.deterministic == (name == "jp-d2")
-        own = ["order", "sync"] if name == "jp-d2" else ["sync"]
+        own = ["order", "dense", "sync"] if name == "jp-d2" else ["sync"]
         assert [p.name for p in spec.params] == [*own, "reduce"]  # reduce=none|ig, no balance
         assert spec.iterations_meaning.startswith("rounds")
     with pytest.raises(SpecError, match="block size"):
@@ -386,6 +432,47 @@ def test_graph_where_it_cannot_run_is_refused_in_one_line_before_allocating(monk
         bind(dp)
     with pytest.raises(GpuUnavailableError, match="sync=device"):
         bind(dp, sync=GRAPH)
+
+
+def _distinct_degrees(pattern: Pattern) -> np.ndarray:
+    """Each column's distinct distance-2 neighbours, from AᵀA (apart from color_bound)."""
+    a = sparse.csr_matrix(
+        (np.ones(pattern.nnz), pattern.indices, pattern.indptr), (pattern.n_rows, pattern.n_cols)
+    )
+    square = (a.T @ a).tocsr()
+    square.setdiag(0)
+    square.eliminate_zeros()
+    return np.diff(square.indptr)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_color_bound_holds_every_greedy_coloring(seed):
+    """The bound jp-d2 sizes its bitmaps by: above every column's distinct distance-2 degree
+    (so above every greedy color), at most the columns."""
+    empty = from_entries(3, 5, [0, 0, 1], [1, 2, 2])  # columns 0, 3 and 4 in no row
+    patterns = [_random(seed, 40, 60, 30 + 100 * seed), _d2("star-300"), _crossing_rows(), empty]
+    for pattern in patterns:
+        bound = distance2.color_bound(pattern)
+        assert _distinct_degrees(pattern).max() < bound <= pattern.n_cols, pattern.name
+        for order in PATTERN_ORDERS:
+            assert greedy_d2_colors(pattern, order).max() < bound
+
+
+def test_dense_rows_are_the_rows_past_the_threshold_and_within_the_budget(monkeypatch):
+    """Which rows get a bitmap (host only: a DevicePattern without device arrays is enough)."""
+    pattern = _crossing_rows()  # rows of 600, 450 and 300 columns, the rest short
+    dp = runtime.DevicePattern(pattern, None, None, None, None)
+    none = distance2.dense_rows(dp, 0)
+    assert none.count == none.words == 0 and (none.slot == -1).all()
+    assert none.slot.size == pattern.n_rows
+    rows = distance2.dense_rows(dp, 300)
+    assert rows.count == 3 and rows.slot[:3].tolist() == [0, 1, 2] and (rows.slot[3:] == -1).all()
+    assert rows.words == -(-distance2.color_bound(pattern) // 32) and rows.threshold == 300
+    assert rows.nbytes == 4 * pattern.n_rows + 4 * 3 * (rows.words + 1)
+    assert distance2.dense_rows(dp, 10**6).count == 0
+    monkeypatch.setattr(distance2, "DENSE_BUDGET", 4 * (rows.words + 1))  # one bitmap
+    one = distance2.dense_rows(runtime.DevicePattern(pattern, None, None, None, None), 300)
+    assert one.count == 1 and one.slot[0] == 0 and one.threshold == 451
 
 
 def test_jp_d2_takes_the_serial_greedy_orders():

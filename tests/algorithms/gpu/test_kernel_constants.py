@@ -262,7 +262,8 @@ def test_kernel_params_of_the_distance2_launches():
     )  # fmt: skip
     assert runtime.kernel_params("distance2", "vb_detect") == (*two, *scan, "colors", *gate)
     assert runtime.kernel_params("distance2", "jp_round") == (
-        *two, *scan, "ranked", "place", "colors", "pending", "n_cols", "wide", *gate,
+        *two, *scan, "ranked", "place", "colors", "pending", "dense", "dense_bits", "dense_top",
+        "words", "n_cols", "wide", *gate,
     )  # fmt: skip
     assert runtime.kernel_params("distance2", "d2_columns") == ("n", "list")
     rows = ("n_rows", "row_ptr", "row_cols", "colors")
