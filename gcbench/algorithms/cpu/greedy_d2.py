@@ -31,6 +31,11 @@ from gcbench.graphs.pattern import Pattern
 HIGH_BLOCK = 512
 HIGH_BUDGET_BYTES = 64 << 20
 HIGH_BUDGET_PER_ENTRY = 8
+# Past the masks, a row of at least LONG_ROW columns keeps its colors from the masks' top on as
+# bits too (its log would be rescanned by every column of it: quadratic in a hub row), the
+# longest rows first within LONG_BUDGET_BYTES.
+LONG_ROW = 128
+LONG_BUDGET_BYTES = 64 << 20
 
 
 def greedy_d2_colors(pattern: Pattern, order: str = "natural") -> np.ndarray:
@@ -44,6 +49,8 @@ def greedy_d2_colors(pattern: Pattern, order: str = "natural") -> np.ndarray:
     low = np.zeros(pattern.n_rows, dtype=np.uint64)
     blocks = high_blocks(pattern.n_rows, pattern.nnz, bound)
     high = np.zeros(blocks * pattern.n_rows * 8, dtype=np.uint64)
+    words = max(0, -(-(bound + 1 - 64 - HIGH_BLOCK * blocks) // 64))  # colors past the masks
+    slot = long_rows(pattern.row_counts, words)
     _color_columns(
         pattern.indptr,
         pattern.indices,
@@ -55,8 +62,25 @@ def greedy_d2_colors(pattern: Pattern, order: str = "natural") -> np.ndarray:
         high,
         blocks,
         bound,
+        slot,
+        words,
     )
     return colors
+
+
+def long_rows(row_counts: np.ndarray, words: int) -> np.ndarray:
+    """Each row's slot among the long rows (int32, −1 for the others): rows of at least
+    :data:`LONG_ROW` columns, the longest first, as many bitmaps of ``words`` 64-bit words
+    (the colors past the masks) as :data:`LONG_BUDGET_BYTES` holds; none when ``words`` is 0."""
+    slot = np.full(row_counts.size, -1, dtype=np.int32)
+    if not words:
+        return slot
+    room = LONG_BUDGET_BYTES // (8 * words + 8)
+    long = np.flatnonzero(row_counts >= LONG_ROW)
+    if long.size > room:
+        long = np.sort(long[np.argsort(-row_counts[long], kind="stable")[:room]])
+    slot[long] = np.arange(long.size, dtype=np.int32)
+    return slot
 
 
 def high_blocks(n_rows: int, nnz: int, bound: int) -> int:
@@ -78,7 +102,9 @@ def _lowest_free(word):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _color_columns(indptr, indices, col_ptr, col_rows, visit, colors, low, high, blocks, bound):  # type: ignore[no-untyped-def]
+def _color_columns(  # type: ignore[no-untyped-def]
+    indptr, indices, col_ptr, col_rows, visit, colors, low, high, blocks, bound, slot, words
+):
     """Serial first fit over ``visit``, through the rows' masks of the colors they hold.
 
     Column c must take the smallest color that no colored column sharing a row with it
@@ -90,13 +116,17 @@ def _color_columns(indptr, indices, col_ptr, col_rows, visit, colors, low, high,
     distance-2 neighbour. c then sets its bit in each of its rows.
 
     A color past the masks (only when ``high`` has fewer blocks than ``bound`` needs) is
-    found by the stamping scan (:func:`_stamped`). The loop here is the common case alone
+    found by the stamping scan (:func:`_stamped`), with the long rows (``slot``) read as
+    bitmaps of ``words`` words from the masks' top on. The loop here is the common case alone
     (a color below 64); the rest is in functions of their own, so it stays tight."""
     full = np.uint64(0xFFFFFFFFFFFFFFFF)
     top = 64 + 512 * blocks  # the colors below it are in the masks
     log = np.empty(0, dtype=np.int32)
     fill = np.empty(0, dtype=np.int64)
     forbidden = np.empty(0, dtype=np.int32)
+    bits = np.empty(0, dtype=np.uint64)
+    whole = np.empty(0, dtype=np.int64)
+    mine = np.empty(0, dtype=np.int64)
     logging = False
     for i in range(visit.shape[0]):
         c = visit[i]
@@ -116,14 +146,18 @@ def _color_columns(indptr, indices, col_ptr, col_rows, visit, colors, low, high,
                 if not logging:
                     log, fill = _logs(indptr, indices, colors)
                     forbidden = np.full(bound + 1, -1, dtype=np.int32)
+                    longs = max(slot.max(), -1) + 1 if slot.size else 0
+                    bits = np.zeros(longs * words, dtype=np.uint64)
+                    whole = np.zeros(longs, dtype=np.int64)
+                    mine = np.empty(np.diff(col_ptr).max(), dtype=np.int64)
                     logging = True
-                color = _stamped(indptr, col_rows, first, last, c, log, fill, forbidden, top)
+                color = _stamped(
+                    indptr, col_rows, first, last, c, log, fill, forbidden, top, slot, bits,
+                    whole, words, mine,
+                )  # fmt: skip
         colors[c] = color
         if logging:
-            for e in range(first, last):
-                r = col_rows[e]
-                log[indptr[r] + fill[r]] = color
-                fill[r] += 1
+            _record(col_rows, first, last, color, indptr, log, fill, top, slot, bits, whole, words)
 
 
 @numba.njit(cache=True)
@@ -167,18 +201,61 @@ def _logs(indptr, indices, colors):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _stamped(indptr, col_rows, first, last, c, log, fill, forbidden, top):  # type: ignore[no-untyped-def]
+def _stamped(  # type: ignore[no-untyped-def]
+    indptr, col_rows, first, last, c, log, fill, forbidden, top, slot, bits, whole, words, mine
+):
     """The smallest color from ``top`` up that no row ``col_rows[first:last]`` holds: the
-    colors in those rows' logs stamped with c in ``forbidden`` (never cleared, as c is
-    stamped once), then the first unstamped."""
+    colors in the short rows' logs stamped with c in ``forbidden`` (never cleared, as c is
+    stamped once), then the first unstamped color that no long row's bitmap holds either,
+    from the first word that none of them has full (``whole``: each one's full words from
+    the start, which only grow; ``mine``: room for a column's rows)."""
+    start = -1  # the first word to read, -1 without a long row
+    longs = 0  # c's long rows' bitmaps start at mine[:longs]
     for e in range(first, last):
         r = col_rows[e]
+        s = slot[r]
+        if s >= 0:
+            start = max(start, whole[s])
+            mine[longs] = s * words
+            longs += 1
+            continue
         for k in range(indptr[r], indptr[r] + fill[r]):
             forbidden[log[k]] = c
-    color = top
-    while forbidden[color] == c:
-        color += 1
-    return color
+    if start < 0:
+        color = top
+        while forbidden[color] == c:
+            color += 1
+        return color
+    for w in range(start, words):
+        held = np.uint64(0)
+        for i in range(longs):
+            held |= bits[mine[i] + w]
+        free = ~held
+        while free != np.uint64(0):  # the first free bit is at most bound: stamped or found
+            color = top + 64 * w + _lowest_free(~free)
+            if forbidden[color] != c:
+                return color
+            free &= free - np.uint64(1)
+    return -1  # unreachable: first fit's color is at most bound, below top + 64 · words
+
+
+@numba.njit(cache=True)
+def _record(  # type: ignore[no-untyped-def]
+    col_rows, first, last, color, indptr, log, fill, top, slot, bits, whole, words
+):
+    """``color`` into the logs of the rows ``col_rows[first:last]``, and, from ``top`` on,
+    into the bitmaps of the long ones, moving their full words on."""
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for e in range(first, last):
+        r = col_rows[e]
+        log[indptr[r] + fill[r]] = color
+        fill[r] += 1
+        s = slot[r]
+        if s >= 0 and color >= top:
+            offset = color - top
+            bits[s * words + offset // 64] |= np.uint64(1) << np.uint64(offset % 64)
+            while whole[s] < words and bits[s * words + whole[s]] == full:
+                whole[s] += 1
 
 
 def run(pattern: Pattern, *, order: str = "natural") -> Coloring:

@@ -129,20 +129,44 @@ def _hub_pattern(seed: int) -> Pattern:
     return from_entries(61, 900, rows, cols, name=f"hub{seed}")
 
 
+def _crossing_pattern(seed: int) -> Pattern:
+    """Rows of 700, 500 and 300 columns among 900, sharing many, and 3,000 random entries in
+    60 other rows: a column past the masks reads several long rows and some short ones."""
+    rng = np.random.default_rng(seed)
+    long = [rng.choice(900, size, replace=False) for size in (700, 500, 300)]
+    rows = np.concatenate([np.full(c.size, r) for r, c in enumerate(long)] +
+                          [rng.integers(3, 63, 3000)])  # fmt: skip
+    cols = np.concatenate([*long, rng.integers(0, 900, 3000)])
+    return from_entries(63, 900, rows, cols, name=f"crossing{seed}")
+
+
+@pytest.mark.parametrize("long_row", [1, 128, 10**9])
 @pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("order", PATTERN_ORDERS)
-def test_colors_past_the_masks_are_first_fit(monkeypatch, seed: int, order: str) -> None:  # type: ignore[no-untyped-def]
+def test_colors_past_the_masks_are_first_fit(
+    monkeypatch: pytest.MonkeyPatch, seed: int, order: str, long_row: int
+) -> None:
     """Whatever the row masks hold (no high block: every color from 64 on through the
-    stamping scan of the rows' logs; one block: from 576 on; all the blocks needed), the
+    stamping scan of the rows' logs; one block: from 576 on; all the blocks needed) and
+    whichever rows past them are read as bitmaps (every row, the long ones, none), the
     colors are the plain first fit's."""
-    pattern = _hub_pattern(seed)
-    expected = _reference(pattern, pattern_order(pattern, order).tolist())
-    assert max(expected) >= 699  # the row of 700 takes 700 colors
+    monkeypatch.setattr(greedy_d2, "LONG_ROW", long_row)
     real = greedy_d2.high_blocks
-    for cap in (0, 1, None):
-        capped = real if cap is None else lambda *a, cap=cap: min(real(*a), cap)
-        monkeypatch.setattr(greedy_d2, "high_blocks", capped)
-        assert greedy_d2_colors(pattern, order).tolist() == expected, cap
+    for pattern in (_hub_pattern(seed), _crossing_pattern(seed)):
+        expected = _reference(pattern, pattern_order(pattern, order).tolist())
+        assert max(expected) >= 699  # the row of 700 takes 700 colors
+        for cap in (0, 1, None):
+            capped = real if cap is None else lambda *a, cap=cap: min(real(*a), cap)
+            monkeypatch.setattr(greedy_d2, "high_blocks", capped)
+            assert greedy_d2_colors(pattern, order).tolist() == expected, (pattern.name, cap)
+
+
+def test_long_rows_are_the_longest_within_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = np.array([5, 300, 128, 127, 900, 300])
+    assert greedy_d2.long_rows(counts, 0).tolist() == [-1] * 6  # nothing past the masks
+    assert greedy_d2.long_rows(counts, 10).tolist() == [-1, 0, 1, -1, 2, 3]
+    monkeypatch.setattr(greedy_d2, "LONG_BUDGET_BYTES", 2 * (8 * 10 + 8))  # two bitmaps
+    assert greedy_d2.long_rows(counts, 10).tolist() == [-1, 0, -1, -1, 1, -1]
 
 
 def test_high_blocks_within_the_budget() -> None:
