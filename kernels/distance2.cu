@@ -611,8 +611,8 @@ extern "C" __global__ void nb_advance(int* __restrict__ state, const int* at, co
 // costs k²/2 reads over its k rounds, each on the chain (kron 18: rows of 25,000 columns). A row
 // of at least distance2.py's `dense` threshold instead keeps a bitmap of the colors its colored
 // columns hold (`dense[r]`: its slot, -1 for the other rows; `words` 32-bit words a slot, enough
-// for every color the pattern can need, 0 when no row is dense; `dense_top[slot]`: how many of
-// them hold a color yet).
+// for every color the pattern can need, 0 when no row is dense; `dense_top[slot]`: one past the
+// highest word that holds a color yet).
 // Whoever colors sets its bit in each of its dense rows before it releases the next column there,
 // and only one column of a row colors in a round (the next waits for it), so when c colors the
 // bitmap of each of its dense rows holds exactly the colors of the columns before c in it: the
@@ -638,9 +638,9 @@ struct jp_before {
     {
         const int r = col_rows[e];
         const int slot = dense ? dense[r] : -1;
-        return slot >= 0 && dense_top[slot] <= GCB_JP_WORDS_PER_ENTRY * (place[e] - row_ptr[r])
-                   ? slot
-                   : -1;
+        if (slot < 0) return -1;
+        const long long prefix = place[e] - row_ptr[r];
+        return dense_top[slot] <= GCB_JP_WORDS_PER_ENTRY * prefix ? slot : -1;
     }
     __device__ int2 operator()(const int e) const
     {

@@ -207,8 +207,8 @@ def _stamped(  # type: ignore[no-untyped-def]
     """The smallest color from ``top`` up that no row ``col_rows[first:last]`` holds: the
     colors in the short rows' logs stamped with c in ``forbidden`` (never cleared, as c is
     stamped once), then the first unstamped color that no long row's bitmap holds either,
-    from the first word that none of them has full (``whole``: each one's full words from
-    the start, which only grow; ``mine``: room for a column's rows)."""
+    from the largest count of full words any of them has from its start (``whole``, which
+    only grows: every color below it is held; ``mine``: room for a column's rows)."""
     start = -1  # the first word to read, -1 without a long row
     longs = 0  # c's long rows' bitmaps start at mine[:longs]
     for e in range(first, last):

@@ -424,9 +424,9 @@ def ranked_rows(dp: runtime.DevicePattern, order: str) -> tuple[Any, Any]:
 class DenseRows:
     """jp-d2's dense rows of a pattern: ``slot`` (host int32, one per row) is each dense row's
     bitmap, -1 for every other row; ``count`` bitmaps of ``words`` 32-bit words, enough for any
-    color a column of the pattern can take (0 when no row is dense); ``threshold`` the
-    shortest row given one (above the one asked for when the budget keeps only the longest
-    rows)."""
+    color a column of the pattern can take (0 when no row is dense); ``threshold`` the cut:
+    the rows of at least that many columns have one (above the threshold asked for when the
+    budget keeps only the longest rows)."""
 
     slot: np.ndarray
     count: int
@@ -466,6 +466,8 @@ def dense_rows(dp: runtime.DevicePattern, threshold: int) -> DenseRows:
         if int((lengths >= threshold).sum()) > room:  # only rows longer than the (room+1)-th
             shortest = int(np.sort(lengths)[::-1][room]) + 1
         dense = lengths >= shortest
+        if not dense.any():  # every row at the budget's cut was as long as the last one kept
+            return none
         slot = np.where(dense, np.cumsum(dense) - 1, -1).astype(np.int32)
         return DenseRows(slot, int(dense.sum()), words, shortest)
 

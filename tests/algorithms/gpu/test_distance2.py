@@ -250,6 +250,27 @@ def test_jp_d2_dense_rows_equal_the_serial_greedy(dense, block_size):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dense", [1, 300])
+def test_jp_d2_dense_rows_end_holding_their_columns_colors(dense):
+    """After a coloring (sync=graph: its captured buffers stay), each dense row's bitmap holds
+    exactly its columns' colors and its words in use end one past its highest color's word."""
+    pattern = _crossing_rows()
+    dp = runtime.pattern_to_device(pattern)
+    colors = _resolved(distance2.jp_d2(dp, dense=dense)).colors.get()
+    (kept,) = dp.extras["loops"].values()
+    *_, bits, top = (a.get() for a in kept.buffers)
+    rows = distance2.dense_rows(dp, dense)
+    assert rows.count > 0
+    for r in np.flatnonzero(rows.slot >= 0):
+        s = rows.slot[r]
+        held = colors[pattern.indices[pattern.indptr[r] : pattern.indptr[r + 1]]]
+        expected = np.zeros(rows.words, dtype=np.uint32)
+        np.bitwise_or.at(expected, held >> 5, np.uint32(1) << (held & 31).astype(np.uint32))
+        np.testing.assert_array_equal(bits[s * rows.words : (s + 1) * rows.words], expected)
+        assert top[s] == held.max() // 32 + 1
+
+
+@pytest.mark.gpu
 def test_jp_d2_dense_rows_within_a_budget_are_the_longest(monkeypatch):
     """A budget of two bitmaps: only the two longest rows of the crossing pattern get one,
     and the colors stay the serial greedy's."""
