@@ -129,6 +129,7 @@ def tables(paths: list[Path]) -> list[str]:
         )
         lines.append("|" + " --- |" * 7)
         best = None
+        medians: dict[str, float] = {}  # each configuration's median ms, for jp-d2 ÷ nb-bit
         for label, group in case.groupby("label", sort=False):
             ok = group[group["status"] == "ok"]
             status = ";".join(sorted(set(group["status"])))
@@ -137,6 +138,7 @@ def tables(paths: list[Path]) -> list[str]:
                 continue
             times = ok["time_ms"].tolist()
             median, colors = ok["time_ms"].median(), int(ok["colors"].median())
+            medians[label] = median
             order = group["order"].iloc[0]
             same = serial.get(order)
             ratio = "—" if same is None else f"{colors / same[1]:.3f}"
@@ -151,6 +153,11 @@ def tables(paths: list[Path]) -> list[str]:
             )
             if group["backend"].iloc[0] == "gpu" and (best is None or median < best[1]):
                 best = (label, median, colors)
+        nb = medians.get("nb-bit (natural)")
+        jp = sorted((m, label) for label, m in medians.items() if label.startswith("jp-d2"))
+        if nb and jp:  # issue 44, item 2: jp-d2 at most 2× nb-bit
+            ratios = ", ".join(f"{label.removeprefix('jp-d2 ')} {m / nb:.2f}" for m, label in jp)
+            notes.append(f"{graph} {problem}: jp-d2 ÷ nb-bit {ratios}")
         if best is not None and "natural" in serial:
             notes.append(f"{graph} {problem}: best GPU {best[0]} {best[1]:.4g} ms, "
                          f"{serial['natural'][0] / best[1]:.0f}× the serial natural greedy "
