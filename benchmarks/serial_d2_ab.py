@@ -21,7 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 from _common import cell
 
 from gcbench.stats import ratio_ci
@@ -88,7 +87,7 @@ def main() -> None:
         shown = "—" if r is None else f"{r.ratio:.3g} [{r.low:.3g}, {r.high:.3g}]"
         print(f"| {name} | {colors[name]:,} | {cell(before, '.4g')} | {cell(after, '.4g')} "
               f"| {shown} |")  # fmt: skip
-    print(f"(medians of {np.size(before)} calls a side, 95 % intervals)")
+    print(f"(medians of {args.rounds * args.reps} calls a side, 95 % intervals)")
 
 
 if __name__ == "__main__":

@@ -513,7 +513,7 @@ def bind_jp_d2(
     rows = dense_rows(dp, dense)
     _require(dp, "jp-d2", sync, rows.nbytes + (0 if built else building))
     ranked, place = ranked_rows(dp, order)
-    slots_ = dp.extra(f"{DENSE_KEY} {dense} slots", lambda _: runtime.cupy().asarray(rows.slot))
+    row_slots = dp.extra(f"{DENSE_KEY} {dense} slots", lambda _: runtime.cupy().asarray(rows.slot))
     kernel = runtime.kernel(FAMILY, "jp_round")
     scan = _neighbourhoods(dp)
     n = dp.n
@@ -523,8 +523,8 @@ def bind_jp_d2(
 
     def round_(colors: Any, lists: tuple[Any, ...], gate: tuple[Any, ...], _items: int) -> None:
         *worklists, pending, bits, top = lists
-        kernel(grid, block, (*worklists, *scan, ranked, place, colors, pending, slots_, bits, top,
-                             np.int32(rows.words), np.int32(n), np.int32(wide), *gate),
+        kernel(grid, block, (*worklists, *scan, ranked, place, colors, pending, row_slots, bits,
+                             top, np.int32(rows.words), np.int32(n), np.int32(wide), *gate),
                shared_mem=shared)  # fmt: skip
 
     plan = Plan("jp-d2", 2, round_, lambda: _jp_scratch(n, rows))
