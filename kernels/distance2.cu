@@ -229,14 +229,17 @@ __device__ __forceinline__ bool d2_thread_scan(const int c, const int* __restric
 // after every 32 entries, ends the walk when it returns true and must be warp-uniform (a vote, a
 // warp reduction). A group's entries are those of distinct rows, so their sum is at most nnz and
 // fits int.
+// With shares > 1 the warp takes only the groups share, share + shares, ... (a block's warps
+// splitting one column: jp_block_color).
 template <class Span, class Visit, class Stop>
 __device__ __forceinline__ void d2_warp_walk(const int c, const int* __restrict__ col_ptr,
                                              Span span, const int* __restrict__ cols, Visit visit,
-                                             Stop stop)
+                                             Stop stop, const int share = 0,
+                                             const int shares = 1)
 {
     const int lane = d2_lane();
     const int last = col_ptr[c + 1];
-    for (int group = col_ptr[c]; group < last; group += 32) {
+    for (int group = col_ptr[c] + 32 * share; group < last; group += 32 * shares) {
         int begin = 0, length = 0;
         if (group + lane < last) {
             const int2 range = span(group + lane);
@@ -649,28 +652,85 @@ struct jp_before {
     }
 };
 
-// ORs into a warp's wide window [base, base + wide) the bitmaps c reads (before.bitmap; every lane
-// calls it, after the window's marks; lane l owns the window's words l, l + 32, ...). Nothing
-// writes them meanwhile: a row's bitmap changes only in the round its next column colors.
+// ORs into a wide window [base, base + wide) the bitmaps c reads (before.bitmap; every lane
+// calls it, after the window's marks). A warp alone owns its window (lane l its words l, l + 32,
+// ...) and ORs plainly; the warps of a block that share one window (shares > 1: each takes the
+// entry groups share, share + shares, ...) OR atomically. Nothing writes the bitmaps meanwhile: a
+// row's bitmap changes only in the round its next column colors.
 __device__ __forceinline__ void jp_dense_marks(const int c, const int* __restrict__ col_ptr,
                                                const jp_before& before,
                                                const unsigned int* __restrict__ dense_bits,
                                                const int words, unsigned int* window,
-                                               const int base, const int wide)
+                                               const int base, const int wide,
+                                               const int share = 0, const int shares = 1)
 {
     if (!before.dense) return;
     __syncwarp();  // the walk's marks are in the window
     const int lane = d2_lane();
     const int last = col_ptr[c + 1], first_word = base >> 5;
-    for (int group = col_ptr[c]; group < last; group += 32) {
+    for (int group = col_ptr[c] + 32 * share; group < last; group += 32 * shares) {
         const int slot = group + lane < last ? before.bitmap(group + lane) : -1;
         for (unsigned int todo = __ballot_sync(GCB_FULL_MASK, slot >= 0); todo; todo &= todo - 1) {
             const int s = __shfl_sync(GCB_FULL_MASK, slot, __ffs(todo) - 1);
             const unsigned int* row = dense_bits + (size_t)s * words;
             const int end = min(before.dense_top[s], first_word + (wide >> 5));
-            for (int w = first_word + lane; w < end; w += 32) window[w - first_word] |= row[w];
+            for (int w = first_word + lane; w < end; w += 32) {
+                if (shares > 1)
+                    atomicOr(&window[w - first_word], row[w]);
+                else
+                    window[w - first_word] |= row[w];
+            }
         }
     }
+}
+
+// A round of at most gridDim.x columns colors each with a whole block (jp_round): on kron 18 most
+// rounds hold a few columns, and a round's time is its heaviest column's scan (thousands of
+// dense rows), which one warp would do alone. The block's warps split c's rows (d2_warp_walk and
+// jp_dense_marks in shares) and mark one window of (blockDim.x / 32) * wide - 1024 colors: the
+// block's shared memory but its last 32 words, where the lowest free color is kept, the smallest
+// any thread finds (an atomicMin); the same color as the warp's scan. Every thread of the block
+// calls it, with (blockDim.x / 32) * wide >= 2048.
+#define GCB_JP_NONE 0x7fffffff  // no free color in the window
+
+template <class Release>
+__device__ __forceinline__ int jp_block_color(const int c, const int* __restrict__ col_ptr,
+                                              const jp_before& before,
+                                              const int* __restrict__ ranked, int* colors,
+                                              const unsigned int* __restrict__ dense_bits,
+                                              const int words, const int n_cols, const int wide,
+                                              unsigned int* window, Release release)
+{
+    const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5;
+    const int span = warps * wide - 1024, span_words = span >> 5;
+    int* lowest = (int*)(window + span_words);  // the window's lowest free color, from its base
+    int color = -1;
+    for (int base = 0; base < n_cols; base += span) {
+        for (int w = threadIdx.x; w < span_words; w += blockDim.x) window[w] = 0u;
+        if (threadIdx.x == 0) *lowest = GCB_JP_NONE;
+        __syncthreads();
+        d2_warp_walk(
+            c, col_ptr, before, ranked,
+            [&](int u) { d2_wide_mark(window, colors[u], base, span); }, [] { return false; },
+            warp, warps);
+        jp_dense_marks(c, col_ptr, before, dense_bits, words, window, base, span, warp, warps);
+        __syncthreads();
+        for (int w = threadIdx.x; w < span_words; w += blockDim.x) {
+            const unsigned int free = ~window[w];
+            if (free) atomicMin(lowest, w * 32 + __ffs((int)free) - 1);
+        }
+        __syncthreads();
+        const int found = *lowest;
+        __syncthreads();  // every thread has read it before the next window resets it
+        if (found != GCB_JP_NONE) {
+            color = base + found;
+            break;
+        }
+    }
+    if (threadIdx.x == 0) colors[c] = color;  // (a window always has room below n_cols colors)
+    const int first = col_ptr[c], last = col_ptr[c + 1];
+    for (int e = first + threadIdx.x; e < last; e += blockDim.x) release(e, color);
+    return color;
 }
 
 // The column before u in one of u's rows has colored: u joins the next worklist if that was
@@ -721,6 +781,13 @@ extern "C" __global__ void jp_round(int* list0, int* list1, const int* __restric
         if (waits > 0 && atomicAdd(&pending[c], waits) == -waits)
             lists.next[atomicAdd(here.left, 1)] = c;
     };
+    // few columns: a block each (jp_block_color), whose window keeps 1,024 colors at least
+    if (!counting && count <= (int)gridDim.x && (int)(blockDim.x >> 5) * wide >= 2048) {
+        if ((int)blockIdx.x < count)
+            jp_block_color(lists.list[blockIdx.x], col_ptr, sparse, ranked, colors, dense_bits,
+                           words, n_cols, wide, d2_shared, release_after);
+        return;
+    }
     d2_each(
         count, lists.list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
         [&](int c) {
