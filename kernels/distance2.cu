@@ -689,7 +689,8 @@ __device__ __forceinline__ void jp_dense_marks(const int c, const int* __restric
 // dense rows), which one warp would do alone. The block's warps split c's rows (d2_warp_walk and
 // jp_dense_marks in shares) and mark one window of (blockDim.x / 32) * wide - 1024 colors: the
 // block's shared memory but its last 32 words, where the lowest free color is kept, the smallest
-// any thread finds (an atomicMin); the same color as the warp's scan. Every thread of the block
+// any thread finds (a minimum over each warp, then an atomicMin); the same color as the warp's
+// scan. Every thread of the block
 // calls it, with (blockDim.x / 32) * wide >= 2048.
 #define GCB_JP_NONE 0x7fffffff  // no free color in the window
 
@@ -715,10 +716,13 @@ __device__ __forceinline__ int jp_block_color(const int c, const int* __restrict
             warp, warps);
         jp_dense_marks(c, col_ptr, before, dense_bits, words, window, base, span, warp, warps);
         __syncthreads();
-        for (int w = threadIdx.x; w < span_words; w += blockDim.x) {
+        int mine = GCB_JP_NONE;  // this thread's lowest free color: its words ascend
+        for (int w = threadIdx.x; w < span_words && mine == GCB_JP_NONE; w += blockDim.x) {
             const unsigned int free = ~window[w];
-            if (free) atomicMin(lowest, w * 32 + __ffs((int)free) - 1);
+            if (free) mine = w * 32 + __ffs((int)free) - 1;
         }
+        mine = __reduce_min_sync(GCB_FULL_MASK, mine);  // then one atomic a warp
+        if ((threadIdx.x & 31) == 0 && mine != GCB_JP_NONE) atomicMin(lowest, mine);
         __syncthreads();
         const int found = *lowest;
         __syncthreads();  // every thread has read it before the next window resets it
