@@ -785,64 +785,74 @@ extern "C" __global__ void jp_round(int* list0, int* list1, const int* __restric
         if (waits > 0 && atomicAdd(&pending[c], waits) == -waits)
             lists.next[atomicAdd(here.left, 1)] = c;
     };
-    // few columns: a block each (jp_block_color), whose window keeps 1,024 colors at least
+    // a column by one thread (light) and by a whole warp (heavy; every lane calls it, `owner` on
+    // the lane whose column it is): d2_each's two paths
+    const auto by_thread = [&](int c) {
+        const int first = col_ptr[c], last = col_ptr[c + 1];
+        int color = 0;  // a root's
+        if (counting) {
+            int waits = 0;
+            for (int e = first; e < last; e++) waits += waits_in(e);
+            counted(c, waits);
+            if (waits > 0) return false;
+        } else {
+            color = -1;
+            for (int base = 0; color < 0 && base < n_cols; base += GCB_D2_WIDTH) {
+                d2_mask used = 0;
+                d2_thread_walk(c, col_ptr, lower, ranked, [&](int u) {
+                    used |= d2_bit(colors[u], base);
+                    return !~used;
+                });
+                if (~used) color = d2_lowest_free(used, base);
+            }
+        }
+        colors[c] = color;  // a window always has room below n_cols colors
+        for (int e = first; e < last; e++) release_after(e, color);
+        return false;
+    };
+    const auto by_warp = [&](int c, bool owner) {
+        const int first = col_ptr[c], last = col_ptr[c + 1];
+        int color = 0;  // a root's; the same on every lane
+        if (counting) {
+            int waits = 0;
+            for (int e = first + d2_lane(); e < last; e += 32) waits += waits_in(e);
+            waits = __reduce_add_sync(GCB_FULL_MASK, waits);
+            if (owner) counted(c, waits);
+            if (waits > 0) return false;
+        } else {
+            color = -1;
+            for (int base = 0; color < 0 && base < n_cols; base += wide) {
+                unsigned int* bits = d2_wide_window(d2_shared, wide);
+                d2_warp_walk(
+                    c, col_ptr, sparse, ranked,
+                    [&](int u) { d2_wide_mark(bits, colors[u], base, wide); },
+                    [] { return false; });
+                jp_dense_marks(c, col_ptr, sparse, dense_bits, words, bits, base, wide);
+                color = d2_wide_lowest_free(bits, base, wide);  // every lane votes
+            }
+        }
+        if (owner) colors[c] = color;
+        for (int e = first + d2_lane(); e < last; e += 32) release_after(e, color);
+        return false;
+    };
+    // A round of few columns spreads them: a block each (jp_block_color; its window keeps 1,024
+    // colors at least) while they fit the grid's blocks, else a warp each while they fit its
+    // warps, so no warp colors 32 heavy columns one after another while others idle (d2_each's
+    // lane-per-column mapping, kept for the large rounds and round 0).
     if (!counting && count <= (int)gridDim.x && (int)(blockDim.x >> 5) * wide >= 2048) {
         if ((int)blockIdx.x < count)
             jp_block_color(lists.list[blockIdx.x], col_ptr, sparse, ranked, colors, dense_bits,
                            words, n_cols, wide, d2_shared, release_after);
         return;
     }
+    if (!counting && count <= (int)(gridDim.x * (blockDim.x >> 5))) {
+        const int warp = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+        if (warp < count) by_warp(lists.list[warp], d2_lane() == 0);
+        return;
+    }
     d2_each(
         count, lists.list, [&](int c) { return d2_heavy(c, col_ptr, col_rows, row_ptr); },
-        [&](int c) {
-            const int first = col_ptr[c], last = col_ptr[c + 1];
-            int color = 0;  // a root's
-            if (counting) {
-                int waits = 0;
-                for (int e = first; e < last; e++) waits += waits_in(e);
-                counted(c, waits);
-                if (waits > 0) return false;
-            } else {
-                color = -1;
-                for (int base = 0; color < 0 && base < n_cols; base += GCB_D2_WIDTH) {
-                    d2_mask used = 0;
-                    d2_thread_walk(c, col_ptr, lower, ranked, [&](int u) {
-                        used |= d2_bit(colors[u], base);
-                        return !~used;
-                    });
-                    if (~used) color = d2_lowest_free(used, base);
-                }
-            }
-            colors[c] = color;  // a window always has room below n_cols colors
-            for (int e = first; e < last; e++) release_after(e, color);
-            return false;
-        },
-        [&](int c, bool owner) {
-            const int first = col_ptr[c], last = col_ptr[c + 1];
-            int color = 0;  // a root's; the same on every lane
-            if (counting) {
-                int waits = 0;
-                for (int e = first + d2_lane(); e < last; e += 32) waits += waits_in(e);
-                waits = __reduce_add_sync(GCB_FULL_MASK, waits);
-                if (owner) counted(c, waits);
-                if (waits > 0) return false;
-            } else {
-                color = -1;
-                for (int base = 0; color < 0 && base < n_cols; base += wide) {
-                    unsigned int* bits = d2_wide_window(d2_shared, wide);
-                    d2_warp_walk(
-                        c, col_ptr, sparse, ranked,
-                        [&](int u) { d2_wide_mark(bits, colors[u], base, wide); },
-                        [] { return false; });
-                    jp_dense_marks(c, col_ptr, sparse, dense_bits, words, bits, base, wide);
-                    color = d2_wide_lowest_free(bits, base, wide);  // every lane votes
-                }
-            }
-            if (owner) colors[c] = color;
-            for (int e = first + d2_lane(); e < last; e += 32) release_after(e, color);
-            return false;
-        },
-        [](int, bool) {});
+        by_thread, by_warp, [](int, bool) {});
 }
 
 // ---------------------------------------------------------------------------------- validation
