@@ -687,8 +687,8 @@ __device__ __forceinline__ void jp_dense_marks(const int c, const int* __restric
 // A round of at most gridDim.x columns colors each with a whole block (jp_round): on kron 18 most
 // rounds hold a few columns, and a round's time is its heaviest column's scan (thousands of
 // dense rows), which one warp would do alone. The block's warps split c's rows (d2_warp_walk and
-// jp_dense_marks in shares) and mark one window of (blockDim.x / 32) * wide - 1024 colors: the
-// block's shared memory but its last 32 words, where the lowest free color is kept, the smallest
+// jp_dense_marks in shares) and mark one window of (blockDim.x / 32) * wide - 32 colors: the
+// block's shared memory but its last word, where the lowest free color is kept, the smallest
 // any thread finds (a minimum over each warp, then an atomicMin); the same color as the warp's
 // scan. Every thread of the block
 // calls it, with (blockDim.x / 32) * wide >= 2048.
@@ -703,7 +703,7 @@ __device__ __forceinline__ int jp_block_color(const int c, const int* __restrict
                                               unsigned int* window, Release release)
 {
     const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5;
-    const int span = warps * wide - 1024, span_words = span >> 5;
+    const int span = warps * wide - 32, span_words = span >> 5;  // colors: whole words
     int* lowest = (int*)(window + span_words);  // the window's lowest free color, from its base
     int color = -1;
     for (int base = 0; base < n_cols; base += span) {

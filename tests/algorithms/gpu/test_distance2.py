@@ -204,18 +204,24 @@ def test_jp_d2_equals_the_serial_greedy_column_for_column(order, block_size):
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", ["vb-bit", "jp-d2"])
 def test_a_heavy_column_moves_its_wide_window_on(monkeypatch, name):
-    """A window of 1,024 colors (the real ones hold 12,288 or more), on a star of 3,000 leaves
-    whose d2 needs 3,001 colors: the warps' scans pass three windows full before a free one
-    (the ``base += wide`` path), and jp-d2 still equals the serial greedy."""
+    """A window of 1,024 colors a warp (the real ones hold 12,288 or more), on a star of 3,000
+    leaves whose d2 needs 3,001 colors: vb-bit's warps pass three windows full before a free
+    one (the ``base += wide`` path). jp-d2's rounds after the first hold one column each and go
+    to a block, whose window at 64 threads holds 2,016 colors (one passed full: the ``base +=
+    span`` path of jp_block_color) and at 128 threads 4,064; jp-d2 still equals the serial
+    greedy."""
     monkeypatch.setattr(distance2, "wide_window", lambda block: (1024, block // 32 * 128))
     pattern = closed_neighbourhoods(_graph("star", leaves=3000))
     cases = [{}] if name == "vb-bit" else [
         {"order": order, "dense": dense}  # the hub row's bitmap read a window at a time too
         for order in ("random", "largest-first") for dense in (0, 512)
     ]  # fmt: skip
+    if name == "jp-d2":  # block 64: a round's block window holds 2 × 1,024 - 32 colors
+        cases += [{**case, "block_size": 64} for case in cases]
     for params in cases:
         order = params.get("order")
-        colors, coloring = _color(name, pattern, 128, **params)
+        block = params.pop("block_size", 128)
+        colors, coloring = _color(name, pattern, block, **params)
         _check(name, pattern, colors, coloring)
         assert validate_pattern(pattern, colors).colors == 3001
         if order:
