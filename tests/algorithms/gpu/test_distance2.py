@@ -228,6 +228,23 @@ def test_a_heavy_column_moves_its_wide_window_on(monkeypatch, name):
             np.testing.assert_array_equal(colors, greedy_d2_colors(pattern, order))
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("dense", [0, distance2.DENSE])
+def test_jp_d2_rounds_of_more_columns_than_blocks_go_a_warp_each(monkeypatch, dense):
+    """k disjoint rows of 1,100 columns, k just past the blocks of a device-filling grid at
+    1,024 threads: each round after the first colors one column of every row, more columns than
+    blocks and fewer than warps, so each goes to a warp (jp_round's warp mode); with 1,024
+    colors a warp, the last 76 colors pass a full window (by entries, or by the rows' bitmaps).
+    Equal to the serial greedy, one round a column of a row."""
+    monkeypatch.setattr(distance2, "wide_window", lambda block: (1024, block // 32 * 128))
+    k, m = runtime.persistent_grid(1024) + 10, 1100
+    pattern = from_entries(k, k * m, np.repeat(np.arange(k), m), np.arange(k * m), name="chains")
+    colors, coloring = _color("jp-d2", pattern, 1024, order="natural", dense=dense)
+    np.testing.assert_array_equal(colors, greedy_d2_colors(pattern, "natural"))
+    assert colors.max() == m - 1 and coloring.iterations == m
+    assert coloring.trace["active"] == [k] * (m - 1) + [0]
+
+
 def _crossing_rows() -> Pattern:
     """Three long rows sharing columns (each column in up to three of them) among short random
     rows: a column's forbidden colors come from several bitmaps and from entries at once."""
