@@ -771,7 +771,7 @@ extern "C" __global__ void jp_round(int* list0, int* list1, const int* __restric
     // dense, then release the column after it in the row
     const auto release_after = [&](int e, int color) {
         const int r = col_rows[e];
-        const int slot = words ? dense[r] : -1;
+        const int slot = rows_kept ? rows_kept[r] : -1;
         if (slot >= 0 && color >= 0) {  // (a column always finds a color below n_cols)
             atomicOr(&dense_bits[(size_t)slot * words + (color >> 5)], 1u << (color & 31));
             atomicMax(&dense_top[slot], (color >> 5) + 1);
