@@ -23,7 +23,7 @@ from pathlib import Path
 
 from gcbench.bench.graphrun import GraphWork
 from gcbench.graphs.generators import RGG_RADIUS, Number
-from gcbench.graphs.matrices import STENCIL_POINTS
+from gcbench.graphs.matrices import STENCIL_POINTS, uniform_entries
 
 UNKNOWN_NNZ = float(1 << 24)  # a remote graph of unknown size: count it as a large one
 BYTES_PER_ENTRY = 8
@@ -90,7 +90,7 @@ _GENERATED: dict[str, Callable[[Mapping[str, Number]], float]] = {
     "stencil": _stencil,
     # the row lengths sum to mean · rows rounded (at least: each is a ceiling, capped at cols)
     "skewed": lambda p: float(math.floor(p["mean"] * p["rows"] + 0.5)),
-    "uniform": lambda p: float((p["rows"] - p["dense"]) * p["length"] + p["dense"] * p["width"]),
+    "uniform": lambda p: float(uniform_entries(p["rows"], p["length"], p["dense"], p["width"])),
 }
 
 

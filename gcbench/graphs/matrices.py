@@ -288,9 +288,15 @@ def _uniform_check(p: Mapping[str, Any]) -> str | None:
     return None
 
 
+def uniform_entries(rows: int, length: int, dense: int, width: int) -> int:
+    """The entries of ``gen:uniform``: exactly its rows' lengths summed (the peak estimate and
+    bench/cost.py's nnz rule read it)."""
+    return (rows - dense) * length + dense * width
+
+
 def _uniform_peak(rows: int, cols: int, length: int, dense: int, width: int, seed: int) -> int:
     """As skewed's: 12 bytes an entry, 80 a row, a byte a column."""
-    entries = (rows - dense) * length + dense * width
+    entries = uniform_entries(rows, length, dense, width)
     return 12 * entries + 80 * rows + cols + memory.HEADROOM
 
 
