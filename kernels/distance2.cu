@@ -690,8 +690,7 @@ __device__ __forceinline__ void jp_dense_marks(const int c, const int* __restric
 // jp_dense_marks in shares) and mark one window of (blockDim.x / 32) * wide - 32 colors: the
 // block's shared memory but its last word, where the lowest free color is kept, the smallest
 // any thread finds (a minimum over each warp, then an atomicMin); the same color as the warp's
-// scan. Every thread of the block
-// calls it, with (blockDim.x / 32) * wide >= 2048.
+// scan. Every thread of the block calls it, with (blockDim.x / 32) * wide >= 2048.
 #define GCB_JP_NONE 0x7fffffff  // no free color in the window
 
 template <class Release>
