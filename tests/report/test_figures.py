@@ -1,4 +1,4 @@
-"""Figures on synthetic benchmarks of 1, 7 and 30 graphs and on results that all failed:
+"""Figures on synthetic benchmarks of 1, 7 and 22 graphs and on results that all failed:
 the files written, labelled ticks on every log axis (read back from the figure objects),
 the formats, the subtitle, and the performance profile against a hand computation."""
 
@@ -26,6 +26,10 @@ from gcbench.report.plots import (
 
 ALWAYS = {"time", "colors", "front", "speedup", "block_sizes", "rounds"}
 PROFILES = {"profile_time", "profile_colors"}
+# The fewest graphs whose bars wrap onto four rows or more (ROW_IN_MANY) and whose panels onto
+# more than three rows (PANEL_MANY_IN): the layouts of many graphs (the width test checks the
+# rows), drawn at less cost than 30 graphs
+MANY = 22
 
 
 def labels(axis) -> list[str]:
@@ -48,9 +52,9 @@ def log_axes(fig):
                 yield ax, name, axis
 
 
-@pytest.fixture(scope="module", params=[1, 7, 30])
+@pytest.fixture(scope="module", params=[1, 7, MANY])
 def suite_report(request, suite_rows, tmp_path_factory):
-    """The report (``out``, dpi 60) of a synthetic benchmark of 1, 7 or 30 graphs, shared by
+    """The report (``out``, dpi 60) of a synthetic benchmark of 1, 7 or MANY graphs, shared by
     the tests that read its files and its figures: (graphs, Report, output directory, the
     figures it wrote by name, kept open and drawn by the writing, so their ticks exist)."""
     graphs = request.param
@@ -131,6 +135,10 @@ def test_figures_are_at_most_14_in_wide_and_name_graphs_on_one_line(suite_report
             elif ax.get_visible() and ax.get_title():  # a panel per graph
                 assert ax.get_title().split(":")[0] in names, (name, ax.get_title())
     assert made["colors"].axes[0].get_yscale() == "log"  # no bounds: colors on a log axis
+    if graphs == MANY:  # the layouts of many graphs are the ones drawn
+        assert sum(ax.get_visible() for ax in made["time"].axes) >= 4  # rows of bars
+        panels = [ax for ax in made["block_sizes"].axes if ax.get_visible() and ax.get_title()]
+        assert len({round(ax.get_position().y0, 3) for ax in panels}) > 3  # rows of panels
 
 
 def test_short_bars_and_speedups_below_one_get_labels(write_csv, reps, built):
@@ -175,9 +183,17 @@ def test_all_failed_results_write_no_empty_figure(tmp_path, write_csv, suite_row
     assert f"## Plots\n\n- {line}\n" in (tmp_path / "out" / "summary.md").read_text()
 
 
-def test_each_plot_format_is_written(tmp_path, write_csv, mixed_rows):
+@pytest.fixture
+def few_rows(reps) -> list[dict]:
+    """One graph, two CPU configurations: the figures of one graph (time, colors, front,
+    speedup, rounds), each written by the same save as those of a larger benchmark."""
+    return [*reps("g1", "greedy", [1.0, 1.5], params="order=ldf"),
+            *reps("g1", "greedy", [2.0, 2.5], params="order=ff")]  # fmt: skip
+
+
+def test_each_plot_format_is_written(tmp_path, write_csv, few_rows):
     rep = report(
-        [write_csv(mixed_rows)], out=tmp_path / "out", plot_formats=["png,svg", "pdf", "svg"],
+        [write_csv(few_rows)], out=tmp_path / "out", plot_formats=["png,svg", "pdf", "svg"],
         dpi=60,
     )  # fmt: skip
     time = [p.name for p in rep.written if p.stem == "time"]
@@ -188,7 +204,7 @@ def test_each_plot_format_is_written(tmp_path, write_csv, mixed_rows):
     assert (out / "colors.pdf").read_bytes()[:5] == b"%PDF-"
     md = (out / "summary.md").read_text()
     assert "![time.png](time.png) (also [time.svg](time.svg), [time.pdf](time.pdf))" in md
-    only_pdf = report([write_csv(mixed_rows)], out=tmp_path / "pdf", plot_formats=["pdf"])
+    only_pdf = report([write_csv(few_rows)], out=tmp_path / "pdf", plot_formats=["pdf"])
     assert {p.suffix for p in only_pdf.written} == {".csv", ".md", ".html", ".pdf"}
     assert "[time.pdf](time.pdf)" in (tmp_path / "pdf" / "summary.md").read_text()
 
