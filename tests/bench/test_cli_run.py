@@ -57,6 +57,16 @@ def children(pid: int) -> list[int]:
     return out
 
 
+def running(pid: int) -> bool:
+    """Whether process ``pid`` has not exited: /proc has it, and not as a zombie (an exited
+    process whose parent died waits there until init reaps it, which can take seconds)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
 def check_complete(path: Path, reps: int = REPS, cases: int = CASES) -> None:
     frame = pd.read_csv(path)
     assert frame.params.nunique() == cases and (frame.status == "ok").all()
@@ -100,9 +110,9 @@ def test_sigkill_leaves_a_resumable_file_and_no_orphan(bench_env, tmp_path, cli)
     proc.kill()
     proc.communicate(timeout=30)
     deadline = time.monotonic() + 10
-    while any(Path(f"/proc/{w}").exists() for w in workers) and time.monotonic() < deadline:
+    while any(running(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(Path(f"/proc/{w}/stat").exists() for w in workers), "worker outlived parent"
+    assert not any(running(w) for w in workers), "worker outlived parent"
     with open(out, "a") as handle:  # what a write cut short by the kill would leave
         handle.write("0123abcd,2026-01-01T00:00:00")
     done = cli("run", *SLOW, "--resume", str(out), env={**os.environ, **QUICK})

@@ -226,7 +226,7 @@ def test_merge_refuses_overlaps_mixed_schemas_and_cut_lines(plain, tmp_path):
 def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tmp_path, cli):
     """Ctrl-C exits 130 with whole rows; SIGKILL takes every slot's worker with the parent;
     --resume finishes the file without duplicates (as for a plain run, test_cli_run)."""
-    from test_cli_run import QUICK, SLOW, children, sleeps, start  # on sys.path: bench_env
+    from test_cli_run import QUICK, SLOW, children, running, sleeps, start  # (bench_env's path)
 
     # 3 s of sleeping per graph in 10 cases (a case's rows land together): time to interrupt
     out, reps, cases = tmp_path / "r.csv", 6, 10
@@ -255,9 +255,9 @@ def test_gpus_pool_survives_sigint_and_sigkill_and_resume_finishes(bench_env, tm
     proc.kill()
     proc.communicate(timeout=30)
     deadline = time.monotonic() + 10
-    while any(os.path.exists(f"/proc/{w}/stat") for w in workers) and time.monotonic() < deadline:
+    while any(running(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(os.path.exists(f"/proc/{w}/stat") for w in workers), "a worker outlived it"
+    assert not any(running(w) for w in workers), "a worker outlived it"
 
     done = cli("run", *args, "--resume", str(out), env={**os.environ, **QUICK})
     assert done.returncode == 0, done.stderr
