@@ -56,8 +56,12 @@ def test_errors_are_one_line(tmp_path, gcbench):
     assert done.returncode == 2 and "'html' is not one of" in done.stderr
 
 
-def test_plot_formats_and_one_line_errors(tmp_path, write_csv, mixed_rows, reps, gcbench):
-    path = write_csv(mixed_rows)
+def test_plot_formats_and_one_line_errors(tmp_path, write_csv, reps, gcbench):
+    # two graphs, two configurations: the main figures, the profiles among them, and fewer
+    # bars to draw than the mixed rows' (the formats are the same for every figure)
+    rows = [row for g in ("g1", "g2") for order in ("ff", "ldf")
+            for row in reps(g, "greedy", [1.0, 2.0], params=f"order={order}")]  # fmt: skip
+    path = write_csv(rows)
     done = gcbench(str(path), "--out", "o", "--plot-format", "svg,pdf", "--format", "csv",
                    cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
