@@ -56,7 +56,7 @@ def test_without_a_terminal_progress_is_a_plain_line_now_and_then(monkeypatch, c
 def test_a_case_slower_than_its_case_time_stops_capped(bench_env, tmp_path, cli):
     out = tmp_path / "slow.csv"
     done = cli("run", "--graph", "gen:cycle?n=9", "--algo", "test-draw", "--param",
-               "median_ms=300", "--param", "noise=0", "--case-time", "0.2", "--device", "cpu",
+               "median_ms=100", "--param", "noise=0", "--case-time", "0.05", "--device", "cpu",
                "--quiet", "--out", str(out))  # fmt: skip
     assert done.returncode == 0, done.stderr
     frame = pd.read_csv(out, keep_default_na=False)
