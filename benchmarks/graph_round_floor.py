@@ -20,6 +20,7 @@ import statistics
 from collections.abc import Callable
 
 import numpy as np
+from _common import gpu_banner
 
 from gcbench.algorithms.gpu import loops, runtime
 
@@ -73,8 +74,8 @@ def main() -> None:
 
         return body
 
-    facts = runtime.device_facts()
-    print(f"{facts.name}: {facts.multiprocessors} SMs; device-filling grid {full} x {BLOCK}")
+    print(gpu_banner())
+    print(f"{runtime.device_facts().multiprocessors} SMs; device-filling grid {full} x {BLOCK}")
     variants = {
         "tick on 1 thread + round_step": launches(1, 1),
         "tick on 1 block": launches(1, BLOCK),
