@@ -119,6 +119,32 @@ __device__ __forceinline__ int gcb_claim(int* __restrict__ counter, bool flag)
     return flag ? start + __popc(mask & ((1u << lane) - 1u)) : -1;
 }
 
+// The inclusive sum of x over the block's threads up to this one (blockDim.x a multiple of 32;
+// every thread of the block calls it).
+__device__ __forceinline__ int gcb_block_scan(int x)
+{
+    __shared__ int warp_sums[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int d = 1; d < 32; d <<= 1) {
+        const int y = __shfl_up_sync(GCB_FULL_MASK, x, d);
+        if (lane >= d) x += y;
+    }
+    if (lane == 31) warp_sums[warp] = x;
+    __syncthreads();
+    if (warp == 0) {
+        int w = lane < (int)(blockDim.x >> 5) ? warp_sums[lane] : 0;
+        for (int d = 1; d < 32; d <<= 1) {
+            const int y = __shfl_up_sync(GCB_FULL_MASK, w, d);
+            if (lane >= d) w += y;
+        }
+        warp_sums[lane] = w;
+    }
+    __syncthreads();
+    if (warp > 0) x += warp_sums[warp - 1];
+    __syncthreads();  // warp_sums is reused by the next call
+    return x;
+}
+
 // Visit the listed vertices (0..count-1 when list is null) for which want(v) holds; combine
 // edge(v, u) over v's neighbours u with OR (or MIN) and call done(v, combined) once per vertex.
 // Vertices of degree >= 32 are traversed by the whole warp, the others by one thread each.

@@ -178,31 +178,6 @@ extern "C" __global__ void vb_detect_flag(const int* lists0, const int* lists1,
 #define GCB_VB_SCAN 1024  // flags a block scans: its threads (the launcher's block size)
 #endif
 
-// The inclusive sum of x over the block's threads up to this one (blockDim.x a multiple of 32).
-__device__ __forceinline__ int vb_block_scan(int x)
-{
-    __shared__ int warp_sums[32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int d = 1; d < 32; d <<= 1) {
-        const int y = __shfl_up_sync(GCB_FULL_MASK, x, d);
-        if (lane >= d) x += y;
-    }
-    if (lane == 31) warp_sums[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-        int w = lane < (int)(blockDim.x >> 5) ? warp_sums[lane] : 0;
-        for (int d = 1; d < 32; d <<= 1) {
-            const int y = __shfl_up_sync(GCB_FULL_MASK, w, d);
-            if (lane >= d) w += y;
-        }
-        warp_sums[lane] = w;
-    }
-    __syncthreads();
-    if (warp > 0) x += warp_sums[warp - 1];
-    __syncthreads();  // warp_sums is reused by the next call
-    return x;
-}
-
 extern "C" __global__ void __launch_bounds__(GCB_VB_SCAN)
     vb_scan_blocks(const int* __restrict__ flags, int* __restrict__ position,
                    int* __restrict__ sums, const int* at, const int p, const int passes,
@@ -213,7 +188,7 @@ extern "C" __global__ void __launch_bounds__(GCB_VB_SCAN)
     const int count = here.before[0], first = blockIdx.x * GCB_VB_SCAN;
     if (first >= count) return;  // the whole block: no thread waits at a barrier
     const int i = first + threadIdx.x;
-    const int x = vb_block_scan(i < count ? flags[i] : 0);
+    const int x = gcb_block_scan(i < count ? flags[i] : 0);
     if (i < count) position[i] = x;
     if (threadIdx.x == GCB_VB_SCAN - 1) sums[blockIdx.x] = x;
 }
@@ -229,7 +204,7 @@ extern "C" __global__ void __launch_bounds__(GCB_VB_SCAN)
     int carry = 0;
     for (int base = 0; base < blocks; base += GCB_VB_SCAN) {
         const int i = base + threadIdx.x;
-        const int x = vb_block_scan(i < blocks ? sums[i] : 0);
+        const int x = gcb_block_scan(i < blocks ? sums[i] : 0);
         if (i < blocks) sums[i] = x + carry;
         if (threadIdx.x == GCB_VB_SCAN - 1) total = x;
         __syncthreads();
