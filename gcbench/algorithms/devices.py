@@ -86,8 +86,10 @@ class Backend(Protocol):
         """The colors on the host, their validation and the ms of the copy back."""
         ...
 
-    def reduce(self, handle: Any, coloring: Coloring, mode: str) -> Coloring:
-        """``coloring`` after the color reduction ``mode`` (gcbench.algorithms.reduction)."""
+    def reduce(self, handle: Any, coloring: Coloring, mode: str, sync: str | None) -> Coloring:
+        """``coloring`` after the color reduction ``mode`` (gcbench.algorithms.reduction);
+        ``sync`` is the algorithm's host protocol (None when it has none): under ``round``,
+        the papers' protocol, the GPU reduction reads its state after every round too."""
         ...
 
     def balance(self, handle: Any, coloring: Coloring, mode: str) -> Coloring:

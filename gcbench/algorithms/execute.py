@@ -154,7 +154,7 @@ def bind(
     def call() -> Coloring:
         coloring = algorithm()
         if mode != "none":
-            coloring = device.reduce(handle, coloring, mode)
+            coloring = device.reduce(handle, coloring, mode, params.get("sync"))
         if coloring.params is not None:
             coloring.params = {**coloring.params, "balance": shuffle}
         if shuffle == "none":

@@ -7,12 +7,13 @@ that share a neighbour into disjoint sets and gives each set its own move "neigh
 color i take b, the hic vertices take i", with i, b < 32 (the paper's cap); moves of
 different sets that could collide on an edge are made disjoint first.
 
-One shared host loop (:func:`reduce_rounds`) drives either backend's steps: the numba ones
-here or the CUDA ones in :mod:`gcbench.algorithms.gpu.reduction`. Both are deterministic and
-give the same colors. Where the paper's parallel code depends on the order of atomic updates
-(which of two colliding sets gives way) the decision is taken on a snapshot instead; the
-choices made here are in docs/ecl-gc.md. ``reduce=ig`` runs iterated greedy passes instead
-(:mod:`gcbench.algorithms.recolor`).
+The host loop (:func:`reduce_rounds`) drives the numba steps here; the device runs the same
+rounds with every decision of this loop taken on the device (``r_end`` in
+kernels/reduction.cu, launched by :mod:`gcbench.algorithms.gpu.reduction`), so its rounds need
+no read. Both are deterministic and give the same colors. Where the paper's parallel code
+depends on the order of atomic updates (which of two colliding sets gives way) the decision is
+taken on a snapshot instead; the choices made here are in docs/ecl-gc.md. ``reduce=ig`` runs
+iterated greedy passes instead (:mod:`gcbench.algorithms.recolor`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ H2_COLORS = 32  # Heuristic 2 only moves vertices among the first 32 colors (ecl
 
 
 class ReductionSteps(Protocol):
-    """One backend's view of a coloring being reduced in place."""
+    """The view of a coloring being reduced in place that :func:`reduce_rounds` drives."""
 
     def compact(self) -> int | None:
         """Relabel the colors to 0..k-1 keeping their order; k, or None if any is uncolored."""

@@ -119,7 +119,7 @@ def test_every_algorithm_takes_reduce_ig():
     plain = spec.run(graph, order="r", seed=3)
     from gcbench.algorithms.cpu.backend import BACKEND
 
-    reduced = BACKEND.reduce(graph, plain, "ig")
+    reduced = BACKEND.reduce(graph, plain, "ig", None)
     assert validate(graph, reduced.colors).colors <= validate(graph, plain.colors).colors
     assert reduced.trace["colors_before"] and reduced.trace["reduce_ms"][0] > 0
 

@@ -76,7 +76,7 @@ class CpuBackend:
             return colors, replace(validation, recovered=recovers(graph, colors)), 0.0
         return colors, validate(graph, colors, parallel=False), 0.0
 
-    def reduce(self, handle: Graph, coloring: Coloring, mode: str) -> Coloring:
+    def reduce(self, handle: Graph, coloring: Coloring, mode: str, sync: str | None) -> Coloring:
         return reduction.reduce_host(handle, coloring, mode)
 
     def balance(self, handle: Graph, coloring: Coloring, mode: str) -> Coloring:

@@ -96,8 +96,10 @@ class GpuBackend:
         colors = cp.asnumpy(dcolors)
         return colors, validation, (time.perf_counter() - start) * 1e3
 
-    def reduce(self, handle: runtime.DeviceGraph, coloring: Coloring, mode: str) -> Coloring:
-        return reduce_device(handle, coloring, mode)
+    def reduce(
+        self, handle: runtime.DeviceGraph, coloring: Coloring, mode: str, sync: str | None
+    ) -> Coloring:
+        return reduce_device(handle, coloring, mode, sync="round" if sync == "round" else None)
 
     def balance(self, handle: runtime.DeviceGraph, coloring: Coloring, mode: str) -> Coloring:
         return balance_device(handle, coloring, mode)
