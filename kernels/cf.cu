@@ -9,8 +9,9 @@
 // cf_positions and cf_tile_adjacency first. Every kernel of a pass p >= 1 learns the list's
 // length from the pass's slot and returns at once when it is 0 (gcb_locate, gcb_open in
 // common.cuh), so the host launches passes without reading anything back. Finally cf_bucket
-// groups the vertices by color class and cf_pull_* pull colors down one class at a time
-// (greedy first fit). The host loop is gcbench/algorithms/gpu/cf.py.
+// groups the vertices by color class and the pull-down moves colors down one class at a time
+// (greedy first fit): cf_pull_all in one launch, or cf_pull_* a class a launch (sync=round).
+// The host loop is gcbench/algorithms/gpu/cf.py.
 #include "common.cuh"
 
 __device__ __forceinline__ int lower_bound(const int* __restrict__ indices, int first, int last,
@@ -281,16 +282,11 @@ extern "C" __global__ void cf_bucket(const int n, const int* __restrict__ indptr
     order[start + __popc(peers & ((1u << lane) - 1u))] = v;
 }
 
-// Pull-down of one color class, thread per vertex: v takes the smallest color none of its
-// neighbours holds (at most its current one). The class is independent, so its vertices move
-// together without conflict.
-extern "C" __global__ void cf_pull_thread(const int count, const int* __restrict__ bucket,
-                                          const int* __restrict__ indptr,
-                                          const int* __restrict__ indices, int* colors)
+// v takes the smallest color none of its neighbours holds (at most its current one), thread per
+// vertex.
+__device__ __forceinline__ void pull_thread(const int v, const int* __restrict__ indptr,
+                                            const int* __restrict__ indices, int* colors)
 {
-    const int i = gcb_tid();
-    if (i >= count) return;
-    const int v = __ldg(bucket + i);
     const int begin = __ldg(indptr + v), end = __ldg(indptr + v + 1);
     for (int off = 0;; off += 32) {  // the answer is at most the degree: ends by off > degree
         unsigned int used = 0;
@@ -305,17 +301,13 @@ extern "C" __global__ void cf_pull_thread(const int count, const int* __restrict
     }
 }
 
-// Pull-down of one color class, warp per vertex (the heavy ones): a window of 1024 colors as
-// 32 words of per-warp shared memory, slid until it holds a free color.
-extern "C" __global__ void cf_pull_warp(const int count, const int* __restrict__ bucket,
-                                        const int* __restrict__ indptr,
-                                        const int* __restrict__ indices, int* colors)
+// The same, warp per vertex (the heavy ones): a window of 1024 colors as the warp's 32 words of
+// shared memory `used`, slid until it holds a free color.
+__device__ __forceinline__ void pull_warp(const int v, unsigned int* used,
+                                          const int* __restrict__ indptr,
+                                          const int* __restrict__ indices, int* colors)
 {
-    __shared__ unsigned int used_sh[32][32];
-    const int lane = threadIdx.x & 31, w = gcb_tid() >> 5;
-    if (w >= count) return;
-    unsigned int* used = used_sh[threadIdx.x >> 5];
-    const int v = __ldg(bucket + w);
+    const int lane = threadIdx.x & 31;
     const int begin = __ldg(indptr + v), end = __ldg(indptr + v + 1);
     for (int off = 0;; off += 1024) {
         used[lane] = 0u;
@@ -332,5 +324,57 @@ extern "C" __global__ void cf_pull_warp(const int count, const int* __restrict__
             return;
         }
         __syncwarp();
+    }
+}
+
+// Pull-down of one color class (a bucket: its vertices are independent, so they move together
+// without conflict), thread per vertex; the host launches one per non-empty bucket (sync=round).
+extern "C" __global__ void cf_pull_thread(const int count, const int* __restrict__ bucket,
+                                          const int* __restrict__ indptr,
+                                          const int* __restrict__ indices, int* colors)
+{
+    const int i = gcb_tid();
+    if (i < count) pull_thread(__ldg(bucket + i), indptr, indices, colors);
+}
+
+// The same, warp per vertex (the heavy bucket).
+extern "C" __global__ void cf_pull_warp(const int count, const int* __restrict__ bucket,
+                                        const int* __restrict__ indptr,
+                                        const int* __restrict__ indices, int* colors)
+{
+    __shared__ unsigned int used_sh[32][32];
+    const int w = gcb_tid() >> 5;
+    if (w < count)
+        pull_warp(__ldg(bucket + w), used_sh[threadIdx.x >> 5], indptr, indices, colors);
+}
+
+// The whole pull-down in one launch (sync=device|batch): the color classes 1 .. classes - 1 one
+// after another, a grid barrier between two, so the host neither reads the bucket sizes nor
+// launches a kernel per class. ends[k] is where bucket k (color k / 2, heavy when k is odd) ends
+// in `order`; place[j] counts the non-empty classes among colors 1 .. j + 1, so the i-th is the
+// first j with place[j] > i. The grid must be resident all at once (the launcher sizes it). The
+// colors are read as plain loads: the barrier's fences at gpu scope (release before it, acquire
+// after) make every write of the classes before it visible to them, L1 included (PTX memory
+// model; the acquire invalidates the multiprocessor's L1).
+extern "C" __global__ void cf_pull_all(const int classes, const int* __restrict__ place,
+                                       const int* __restrict__ ends,
+                                       const int* __restrict__ order,
+                                       const int* __restrict__ indptr,
+                                       const int* __restrict__ indices, int* colors,
+                                       unsigned int* bar)
+{
+    __shared__ unsigned int used_sh[32][32];
+    unsigned int* used = used_sh[threadIdx.x >> 5];
+    const int total = classes > 1 ? __ldg(place + classes - 2) : 0;
+    const int warp = gcb_tid() >> 5, warps = gcb_stride() >> 5;
+    for (int i = 0; i < total; i++) {
+        const int c = 1 + lower_bound(place, 0, classes - 1, i + 1);
+        const int light = __ldg(ends + 2 * c - 1), heavy = __ldg(ends + 2 * c),
+                  last = __ldg(ends + 2 * c + 1);
+        for (int k = light + gcb_tid(); k < heavy; k += gcb_stride())
+            pull_thread(__ldg(order + k), indptr, indices, colors);
+        for (int k = heavy + warp; k < last; k += warps)
+            pull_warp(__ldg(order + k), used, indptr, indices, colors);
+        if (i + 1 < total && !gcb_grid_barrier(bar)) return;
     }
 }

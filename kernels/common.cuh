@@ -74,6 +74,42 @@ __device__ __forceinline__ gcb_pass gcb_locate(const int* at, int p, int passes,
     return {p, slot, const_cast<int*>(slot) + GCB_SLOT_WIDTH, nullptr};
 }
 
+// Every block of the grid waits here for all the others (a persistent kernel's phases, e.g. cf's
+// pull-down one color class after another): bar[0] counts the arrivals, bar[1] the barriers
+// passed, both 0 at the start and bar[0] 0 again after each. What a block wrote before it is
+// seen by every block after it: thread 0's fences at gpu scope order the block's writes before
+// its arrival (release) and its later reads after the generation it saw move (acquire, which
+// invalidates the multiprocessor's L1), and __syncthreads carries both to the block's threads.
+// The grid must be resident all at once (the host sizes it by the occupancy); a wait past
+// GCB_BARRIER_SPINS polls (seconds) gives up and returns false, so the wait is bounded even
+// where it was not.
+#define GCB_BARRIER_SPINS (1 << 22)
+__device__ __forceinline__ bool gcb_grid_barrier(unsigned int* bar)
+{
+    __shared__ int passed;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        passed = 1;
+        const unsigned int generation = atomicAdd(&bar[1], 0u);
+        __threadfence();
+        if (atomicAdd(&bar[0], 1u) == gridDim.x - 1) {
+            atomicExch(&bar[0], 0u);
+            __threadfence();
+            atomicAdd(&bar[1], 1u);
+        } else {
+            for (int spins = 0; *(volatile unsigned int*)&bar[1] == generation; spins++) {
+                if (spins == GCB_BARRIER_SPINS) {
+                    passed = 0;
+                    break;
+                }
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+    return passed != 0;
+}
+
 // A keyed 32-bit hash, a bijection of x for every key (so distinct vertices never tie).
 // Used wherever an algorithm needs seeded pseudo-random values computed on the fly.
 __device__ __forceinline__ unsigned int gcb_mix(unsigned int x, unsigned int key)

@@ -7,15 +7,17 @@ Cross-tile edges can then conflict: one endpoint of each is listed, and pass p c
 (highest degree first, so its dense core shares few tiles), tiled again, with the fresh colors
 [p*T, p*T + T), until no conflict is left (each pass keeps at least the listed vertex of
 largest hash, and a list of at most one tile has none, so the passes end). Last, as the report
-suggests, a greedy pass pulls colors down one color class at a time. ``iterations`` counts
-tile passes; ``trace["active"]`` the conflicting vertices after each. Decisions:
-docs/independent-set.md.
+suggests, a greedy pass pulls colors down one color class at a time: one launch whose blocks
+wait for each other between two classes (a grid barrier, the grid sized to be resident), or,
+under ``sync=round``, the papers' host loop: the class sizes read back, a launch per class.
+``iterations`` counts tile passes; ``trace["active"]`` the conflicting vertices after each.
+Decisions: docs/independent-set.md.
 
 The passes run under the host protocol ``sync`` (:func:`gcbench.algorithms.gpu.slots.drive`;
 docs/decisions.md, "Rounds without the host"): each pass finds its list's length in its slot
 and the lost vertices are listed on the device in the graph's rank order (the order a sort of
-their ranks gives), so the host launches passes without reading their counts. The pull-down
-still reads the class sizes once (its launches are sized by them). ``graph`` is not offered:
+their ranks gives), so the host launches passes without reading their counts, and the
+pull-down reads nothing: a coloring makes the passes' reads alone. ``graph`` is not offered:
 the passes' prefix sums are CuPy's, which allocate scratch memory that a captured graph cannot.
 
 The spec's ``setup`` (:func:`scratch`) makes the graph's buffers and the rank order once;
@@ -61,6 +63,7 @@ class _Scratch:
     adj: Any  # int32[max(nnz, 1)]: the list's in-tile adjacency
     order: Any  # int32[n]: the pull-down's vertices, bucket by bucket
     slots: Any  # int32[>= SLOTS]: the pull-down's bucket sizes, then starts
+    bar: Any  # uint32[2]: the grid barrier of the pull-down's one launch (cf_pull_all)
     clean: bool = True  # pos all -1, lost all 0 (False from a run's start to its end)
 
     def zeroed_slots(self, size: int) -> Any:
@@ -92,6 +95,7 @@ def _build(dg: runtime.DeviceGraph) -> _Scratch:
         adj=cp.empty(max(dg.nnz, 1), dtype=np.int32),
         order=cp.empty(n, dtype=np.int32),
         slots=cp.empty(SLOTS, dtype=np.int32),
+        bar=cp.zeros(2, dtype=np.uint32),
     )
 
 
@@ -114,6 +118,7 @@ class _Kernels:
     bucket: Any
     pull_thread: Any
     pull_warp: Any
+    pull_all: Any
 
 
 def _kernels() -> _Kernels:
@@ -133,6 +138,8 @@ class _Run:
         self.graph = (dg.indptr, dg.indices)
         self.grid = (runtime.grid_for(dg.n, block_size),)  # a list is at most n long
         self.tiles = (runtime.grid_for(dg.n, tile),)  # ... and so are its tiles
+        resident = runtime.resident_per_sm(self.k.pull_all, block_size)
+        self.resident = (min(self.grid[0], resident * runtime.device_facts().multiprocessors),)
 
     def __call__(self) -> Coloring:
         """Tile passes until no cross-tile conflict, then the pull-down."""
@@ -196,15 +203,22 @@ class _Run:
         set) move together to the smallest color no neighbour holds, which is never above c.
         ``classes`` bounds the colors in use."""
         dg, s, k, b = self.dg, self.s, self.k, self.block
-        n = np.int32(dg.n)
         cp = runtime.cupy()
         buckets = s.zeroed_slots(2 * classes)  # bucket 2c + heavy: color c, split by degree
-        common = (n, dg.indptr, colors, np.int32(WARP_DEGREE))
+        common = (np.int32(dg.n), dg.indptr, colors, np.int32(WARP_DEGREE))
         k.bucket(self.grid, (b,), (*common, np.int32(0), buckets, s.order))
-        sizes = runtime.read_back(buckets)  # the one read: the launches below are sized by it
-        starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int32)
+        if self.sync == "round":
+            sizes = runtime.read_back(buckets)  # the papers' read: the launches are sized by it
+        else:  # place[j]: the non-empty classes among colors 1 .. j + 1 (cf_pull_all finds each)
+            place = cp.cumsum((buckets[2::2] + buckets[3::2]) > 0, dtype=np.int32)
         buckets[...] = cp.cumsum(buckets, dtype=np.int32) - buckets  # the starts, on the device
-        k.bucket(self.grid, (b,), (*common, np.int32(1), buckets, s.order))
+        k.bucket(self.grid, (b,), (*common, np.int32(1), buckets, s.order))  # ... now the ends
+        if self.sync != "round":
+            s.bar.fill(0)
+            args = (np.int32(classes), place, buckets, s.order, *self.graph, colors, s.bar)
+            k.pull_all(self.resident, (b,), args)
+            return
+        starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int32)
         for c in np.flatnonzero(sizes[2:]) + 2:  # class 0 stays where it is
             size, heavy = int(sizes[c]), bool(c % 2)
             members = s.order[starts[c] : starts[c + 1]]

@@ -96,11 +96,7 @@ def _resident_per_sm(name: str, block: int, shortcuts: str) -> int:
     """Blocks of ``name`` resident at once on one multiprocessor: the occupancy the driver
     reports for the compiled kernel (a persistent grid needs all its blocks resident, since
     warps wait on each other)."""
-    cp = runtime.cupy()
-    per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-        _kernel(name, block, shortcuts).kernel.ptr, block, 0
-    )
-    return max(1, per_sm)
+    return runtime.resident_per_sm(_kernel(name, block, shortcuts), block)
 
 
 def _persistent_blocks(name: str, block: int, shortcuts: str) -> int:

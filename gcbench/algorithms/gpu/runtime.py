@@ -378,6 +378,17 @@ def persistent_grid(block_size: int) -> int:
     return max(1, per_sm * facts.multiprocessors)
 
 
+def resident_per_sm(kernel: Any, block_size: int, shared: int = 0) -> int:
+    """Blocks of ``kernel`` (a compiled :func:`kernel`) resident at once on one multiprocessor
+    with ``shared`` bytes of dynamic shared memory: the occupancy the driver reports. A grid of
+    at most this times the multiprocessors is all resident, as a kernel whose blocks wait for
+    each other needs."""
+    per_sm = cupy().cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
+        kernel.kernel.ptr, block_size, shared
+    )
+    return max(1, per_sm)
+
+
 class EventClock:
     """Marks on the current stream's timeline as CUDA events: an event is stamped when the
     device reaches it, so host work between two marks counts when the device waits for it.

@@ -73,14 +73,16 @@ def first_fit_in_id_order(graph) -> np.ndarray:
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("sync", ["device", "round"])  # one launch; a launch per class
 @pytest.mark.parametrize("spec", ["gen:grid2d?side=40", "gen:queen?n=12", "gen:rgg?scale=11"])
-def test_pull_down_of_the_identity_coloring_is_greedy_in_id_order(on_gpu, spec):
-    """With one vertex per class, pulling down class by class is serial first fit."""
+def test_pull_down_of_the_identity_coloring_is_greedy_in_id_order(on_gpu, spec, sync):
+    """With one vertex per class, pulling down class by class is serial first fit (the one
+    launch crosses a grid barrier per class: n - 1 of them)."""
     import cupy as cp
 
     graph, prepared = on_gpu(spec)
     colors = cp.arange(graph.n, dtype=np.int32)
-    cf.bind(prepared.handle, block_size=64).pull_down(colors, graph.n)
+    cf.bind(prepared.handle, block_size=64, sync=sync).pull_down(colors, graph.n)
     np.testing.assert_array_equal(colors.get(), first_fit_in_id_order(graph))
 
 
@@ -235,15 +237,15 @@ def test_a_run_after_one_stopped_mid_pass_colors_the_same(on_gpu):
 @pytest.mark.gpu
 def test_blocking_reads_per_protocol(on_gpu):
     """The passes' counts are read as the protocol says (one a pass under round, at most
-    ⌈log₂ passes⌉ + 2 under device), and the pull-down reads its class sizes once."""
+    ⌈log₂ passes⌉ + 2 under device); the pull-down reads its class sizes under round only."""
     reads, passes = {}, {}
     for sync in SYNCS:
         _, outcome = run(on_gpu, "gen:complete?n=200", 64, tile=32, sync=sync)
         reads[sync], passes[sync] = outcome.coloring.host_syncs, outcome.coloring.iterations
     assert len(set(passes.values())) == 1 and passes["round"] >= 5, passes
     assert reads["round"] == passes["round"] + 1
-    assert reads["batch"] <= math.ceil(math.log2(passes["batch"] + 1)) + 1 + 1
-    assert reads["device"] <= math.ceil(math.log2(passes["device"])) + 2 + 1
+    assert reads["batch"] <= math.ceil(math.log2(passes["batch"] + 1)) + 1
+    assert reads["device"] <= math.ceil(math.log2(passes["device"])) + 2
 
 
 @pytest.mark.gpu
