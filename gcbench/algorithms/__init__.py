@@ -42,6 +42,7 @@ def _load_all() -> None:
             importlib.import_module(f"{pkg.__name__}.{info.name}")
     importlib.import_module(f"{__name__}.peers")
     importlib.import_module(f"{__name__}.auto")
+    importlib.import_module(f"{__name__}.auto_d2")
 
 
 _load_all()

@@ -127,10 +127,13 @@ def choose(f: Features, objective: str, backend: str) -> Pick:
 
 
 @cache
-def _chosen(pick: Pick, backend: str, reduce: str) -> tuple[AlgorithmSpec, Mapping[str, Any]]:
-    """The picked spec and its resolved parameters (``reduce`` overrides the pick's unless
-    it is "auto"); cached, as the timed call asks for them each time (read-only)."""
-    spec = get(pick.algorithm, backend)
+def chosen_spec(
+    pick: Pick, backend: str, reduce: str, problem: str = "d1"
+) -> tuple[AlgorithmSpec, Mapping[str, Any]]:
+    """The picked spec for ``problem`` and its resolved parameters (``reduce`` overrides the
+    pick's unless it is "auto"); cached, as the timed call asks for them each time
+    (read-only). The distance-2 ``auto`` (:mod:`gcbench.algorithms.auto_d2`) shares it."""
+    spec = get(pick.algorithm, backend, problem)
     given = parse_param_string(pick.params)
     if reduce != "auto":
         given["reduce"] = reduce
@@ -163,7 +166,7 @@ def _binder(backend: str):  # type: ignore[no-untyped-def]
         from gcbench.algorithms.execute import bind as bind_chosen
 
         pick = choose(features(handle, backend), objective, backend)
-        spec, params = _chosen(pick, backend, reduce)
+        spec, params = chosen_spec(pick, backend, reduce)
         chosen = bind_chosen(spec, handle, pick.block_size, dict(params))
         record = recorded(objective, reduce, pick, params)
         two = _two_colors(backend, objective)
@@ -216,7 +219,7 @@ def _setup(backend: str):  # type: ignore[no-untyped-def]
 
         for picks in RULES[backend].picks.values():
             for pick in picks.values():
-                spec, params = _chosen(pick, backend, "auto")
+                spec, params = chosen_spec(pick, backend, "auto")
                 prime(spec, pick.block_size, dict(params))
         if backend == "gpu":  # compile the bipartite check's kernels (objective=fewest)
             from gcbench.algorithms.gpu.bipartite import KERNELS

@@ -155,7 +155,7 @@ def bind(
         coloring = algorithm()
         if mode != "none":
             coloring = device.reduce(handle, coloring, mode, params.get("sync"))
-        if coloring.params is not None:
+        if coloring.params is not None and "balance" in params:
             coloring.params = {**coloring.params, "balance": shuffle}
         if shuffle == "none":
             return coloring

@@ -1,6 +1,7 @@
 """Color reduction on the device (ecl-gc §4, Alg. 4-5) for every GPU algorithm's ``reduce``
-parameter, ecl-gc's included: the rounds of :func:`gcbench.algorithms.reduction.reduce_rounds`
-as launches of ``kernels/reduction.cu``, on the algorithm's device colors (no host copy).
+parameter, ecl-gc's included: the rounds of the host twin
+(:func:`gcbench.algorithms.reduction.reduce_rounds`, the same colors) as launches of
+``kernels/reduction.cu``, on the algorithm's device colors (no host copy).
 
 A round's decisions (which heuristic ran, the pair Heuristic 1 picked, how many hic vertices
 Heuristic 2 listed and moved, the new highest color) are taken on the device, in the state
