@@ -4,11 +4,14 @@ serial greedy or one of the GPU algorithms, picked from the shape of the pattern
 What decides a distance-2 algorithm's time is the **nets** (the rows whose columns must all
 differ: a closed neighbourhood for d2, a row of the matrix for pd2, a column for pd2-rows):
 
-- a few nets much longer than the rest (a dense row, a hub, the heavy rows of a power-law
-  matrix) take vb-bit and nb-bit thousands of rounds of 64-color windows, where jp-d2 gives a
-  long net's columns a block each (docs/distance2.md): **jp-d2**;
 - many long nets (a power-law graph's d2, whose heavy nets hold most entries), or columns in
   many nets: **nb-bit**, net by net;
+- a few nets much longer than the rest (a dense row, a hub, the heavy rows of a power-law
+  matrix) take vb-bit and nb-bit thousands of rounds of 64-color windows, where jp-d2 gives a
+  long net's columns a block each (docs/distance2.md): **jp-d2** while its rounds, at least
+  one a column of the longest net (about 9 µs each on an H200), cost less than the serial
+  greedy's pass over the entries (20–100 ns an entry: its rows' color masks make a long net
+  cheap), so while the longest net is under ``nnz / HUB_ENTRIES``; else the **serial greedy**;
 - the pattern of a graph (symmetric: A or A + I of a mesh): **vb-bit**;
 - other matrices (stencils, random Jacobians): **nb-bit**;
 - tiny patterns, where a GPU call's fixed cost is more than the whole serial coloring: the
@@ -35,8 +38,9 @@ from gcbench.graphs.pattern import Pattern
 PROBLEMS = ("d2", "pd2", "pd2-rows")
 HEAVY = 32  # a net of at least this many columns is heavy (a warp's width)
 SKEW = 100.0  # the longest net over the mean: above it a few long nets decide the time
-FEW = 0.5  # ... and jp-d2 is picked while the heavy nets hold under this share of the entries
-TINY = 4096  # stored entries up to which the serial greedy is faster than any GPU call
+MANY = 0.5  # heavy nets holding at least this share of the entries: many long nets
+HUB_ENTRIES = 200  # jp-d2 while its longest net is under nnz / HUB_ENTRIES, else the host
+TINY = 20_000  # stored entries up to which the serial greedy is faster than any GPU call
 
 SERIAL = Pick("greedy", "order=natural")
 JP = Pick("jp-d2", "order=random")
@@ -90,9 +94,11 @@ def choose(f: NetFeatures, backend: str) -> Pick:
     """The configuration the rule picks for a pattern with features ``f`` (module docstring)."""
     if backend == "cpu" or f.nnz <= TINY:
         return SERIAL
-    if f.net_skew >= SKEW and f.heavy_share < FEW:
-        return JP
-    if f.net_skew >= SKEW or f.column_skew >= SKEW:
+    if f.heavy_share >= MANY:
+        return NB
+    if f.net_skew >= SKEW:
+        return JP if f.max_net * HUB_ENTRIES < f.nnz else SERIAL
+    if f.column_skew >= SKEW:
         return NB
     return VB if f.symmetric else NB
 

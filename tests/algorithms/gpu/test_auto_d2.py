@@ -16,12 +16,12 @@ pytestmark = pytest.mark.gpu
 
 INPUTS = [
     ("gen:rgg?scale=14", "d2"),  # vb-bit
-    ("gen:kron?scale=14", "d2"),  # nb-bit
-    ("gen:star?leaves=3000", "d2"),  # jp-d2
-    ("gen:uniform?rows=20000&cols=20000&dense=1&width=2000", "pd2"),  # jp-d2
-    ("gen:uniform?rows=20000&cols=20000&dense=1&width=2000", "pd2-rows"),  # nb-bit
+    ("gen:kron?scale=14", "d2"),  # nb-bit: many long nets
+    ("gen:uniform?rows=50000&cols=50000&dense=1&width=1000", "pd2"),  # jp-d2: one long net
+    ("gen:uniform?rows=50000&cols=50000&dense=1&width=1000", "pd2-rows"),  # nb-bit
     ("gen:stencil?dim=3&side=24&points=7&rows=interior", "pd2"),  # nb-bit
-    ("gen:grid2d?side=20", "d2"),  # the serial greedy
+    ("gen:uniform?rows=20000&cols=20000&dense=1&width=2000", "pd2"),  # a net too long: the host
+    ("gen:grid2d?side=20", "d2"),  # tiny: the host
 ]
 
 
