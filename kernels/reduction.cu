@@ -49,7 +49,8 @@ static_assert(GCB_H2_COLORS == 32, "a set's target colors for one color are one 
 #endif
 #define NONE 0x7fffffff  // INT_MAX: Heuristic 1 found no pair
 
-// The block size of the listing kernels (h2_count, h2_list): the launcher's LIST_BLOCK.
+// The block size of the listing kernels (h2_count, h2_offsets, h2_list): the launcher's
+// LIST_BLOCK.
 #ifndef GCB_R_LIST_BLOCK
 #define GCB_R_LIST_BLOCK 1024
 #endif

@@ -34,6 +34,7 @@ from gcbench.algorithms.registry import (
     Param,
     get,
     register,
+    runs,
 )
 from gcbench.grammar import CHOICE, parse_param_string
 
@@ -140,10 +141,12 @@ def chosen_spec(
     return spec, MappingProxyType(spec.resolve_params(given))
 
 
-def recorded(objective: str, reduce: str, pick: Pick, params: Mapping[str, Any]) -> dict:
-    """The params an auto row records: its own, then the choice under ``choice.*`` (without
-    ``balance``: auto's own, applied after the choice, which the runner adds)."""
-    out: dict[str, Any] = {"objective": objective, "reduce": reduce, CHOICE: pick.algorithm}
+def recorded(objective: str | None, reduce: str, pick: Pick, params: Mapping[str, Any]) -> dict:
+    """The params an auto row records: its own (``objective`` only where it has one: the
+    distance-2 ``auto`` has not), then the choice under ``choice.*`` (without ``balance``:
+    auto's own, applied after the choice, which the runner adds)."""
+    own = {"reduce": reduce} if objective is None else {"objective": objective, "reduce": reduce}
+    out: dict[str, Any] = {**own, CHOICE: pick.algorithm}
     out.update({f"{CHOICE}.{k}": v for k, v in params.items() if k != "balance"})
     if pick.block_size is not None:
         out[f"{CHOICE}.block_size"] = pick.block_size
@@ -200,16 +203,6 @@ def _two_colors(backend: str, objective: str) -> Callable[[Any], Any] | None:
     return two_colors
 
 
-def _runner(backend: str):  # type: ignore[no-untyped-def]
-    bind = _binder(backend)
-
-    def run(handle: Any, **params: Any) -> Coloring:
-        """:func:`_binder`'s call, made at once."""
-        return bind(handle, **params)()
-
-    return run
-
-
 def _setup(backend: str):  # type: ignore[no-untyped-def]
     def setup(handle: Any) -> None:
         """The per-graph setup of every algorithm the rule may pick for this graph, after
@@ -242,7 +235,7 @@ for _backend in ("gpu", "cpu"):
             name="auto",
             backend=_backend,  # type: ignore[arg-type]
             family="gcbench's own rule from its measured tables (docs/auto.md)",
-            run=_runner(_backend),
+            run=runs(_binder(_backend)),
             params=(
                 Param("objective", "fast", choices=OBJECTIVES, help="fast | fewest colors"),
                 Param(

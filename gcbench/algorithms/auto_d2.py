@@ -4,14 +4,15 @@ serial greedy or one of the GPU algorithms, picked from the shape of the pattern
 What decides a distance-2 algorithm's time is the **nets** (the rows whose columns must all
 differ: a closed neighbourhood for d2, a row of the matrix for pd2, a column for pd2-rows):
 
-- many long nets (a power-law graph's d2, whose heavy nets hold most entries), or columns in
-  many nets: **nb-bit**, net by net;
+- many long nets (a power-law graph's d2, whose heavy nets hold most entries): **nb-bit**,
+  net by net;
 - a few nets much longer than the rest (a dense row, a hub, the heavy rows of a power-law
   matrix) take vb-bit and nb-bit thousands of rounds of 64-color windows, where jp-d2 gives a
   long net's columns a block each (docs/distance2.md): **jp-d2** while its rounds, at least
   one a column of the longest net (about 9 µs each on an H200), cost less than the serial
   greedy's pass over the entries (20–100 ns an entry: its rows' color masks make a long net
   cheap), so while the longest net is under ``nnz / HUB_ENTRIES``; else the **serial greedy**;
+- columns in many nets (a matrix with dense columns, colored by columns): **nb-bit**;
 - the pattern of a graph (symmetric: A or A + I of a mesh): **vb-bit**;
 - other matrices (stencils, random Jacobians): **nb-bit**;
 - tiny patterns, where a GPU call's fixed cost is more than the whole serial coloring: the
@@ -30,9 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gcbench.algorithms.auto import Pick, chosen_spec
-from gcbench.algorithms.registry import AlgorithmSpec, Coloring, register
-from gcbench.grammar import CHOICE
+from gcbench.algorithms.auto import Pick, chosen_spec, recorded
+from gcbench.algorithms.registry import AlgorithmSpec, Coloring, register, runs
 from gcbench.graphs.pattern import Pattern
 
 PROBLEMS = ("d2", "pd2", "pd2-rows")
@@ -120,8 +120,7 @@ def _binder(backend: str) -> Callable[..., Callable[[], Coloring]]:
         on = "cpu" if pick is SERIAL else backend
         spec, params = chosen_spec(pick, on, reduce, problem="pd2")
         chosen = bind_chosen(spec, pattern if on == "cpu" else handle, None, dict(params))
-        record = {"reduce": reduce, CHOICE: pick.algorithm}
-        record.update({f"{CHOICE}.{k}": v for k, v in params.items()})
+        record = recorded(None, reduce, pick, params)
         release = _release() if on != backend else None
 
         def call() -> Coloring:
@@ -162,23 +161,13 @@ def _setup(backend: str) -> Callable[[Any], None]:
     return setup
 
 
-def _runner(backend: str) -> Callable[..., Coloring]:
-    bind = _binder(backend)
-
-    def run(handle: Any, **params: Any) -> Coloring:
-        """:func:`_binder`'s call, made at once."""
-        return bind(handle, **params)()
-
-    return run
-
-
 for _backend in ("gpu", "cpu"):
     register(
         AlgorithmSpec(
             name="auto",
             backend=_backend,  # type: ignore[arg-type]
             family="gcbench's own rule from its measured tables (docs/auto.md, Distance-2)",
-            run=_runner(_backend),
+            run=runs(_binder(_backend)),
             deterministic=False,
             iterations_meaning="the chosen algorithm's",
             description="picks the serial greedy or a distance-2 "

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numba
 import numpy as np
@@ -33,21 +33,6 @@ from gcbench.graphs.graph import Graph
 MAX_ROUNDS = 256  # successful heuristic rounds per reduction (each lowers hic or its count)
 H1_MAX_COLORS = 8192  # Heuristic 1 keeps a hic x hic matrix; above this it is skipped
 H2_COLORS = 32  # Heuristic 2 only moves vertices among the first 32 colors (ecl-gc §4.1.2)
-
-
-class ReductionSteps(Protocol):
-    """The view of a coloring being reduced in place that :func:`reduce_rounds` drives."""
-
-    def compact(self) -> int | None:
-        """Relabel the colors to 0..k-1 keeping their order; k, or None if any is uncolored."""
-
-    def max_color(self) -> int: ...
-
-    def heuristic1(self, hic: int) -> bool:
-        """One round of Heuristic 1; whether it recolored the hic vertices."""
-
-    def heuristic2(self, hic: int) -> int:
-        """One round of Heuristic 2; how many hic vertices it recolored."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +54,7 @@ def from_passes(passes: recolor.Passes | None) -> ReductionReport | None:
     return None if passes is None else ReductionReport(*passes)
 
 
-def reduce_rounds(steps: ReductionSteps, mode: str) -> ReductionReport | None:
+def reduce_rounds(steps: _HostSteps, mode: str) -> ReductionReport | None:
     """Apply ``mode`` (h1, h2 or both: Heuristic 1 first, Heuristic 2 when it fails) until a
     round changes nothing; None when the coloring is incomplete (left as it is)."""
     check_mode(mode)
@@ -129,10 +114,13 @@ def reduce_colors(
 
 
 class _HostSteps:
+    """A host coloring being reduced in place, the steps :func:`reduce_rounds` drives."""
+
     def __init__(self, graph: Graph, colors: np.ndarray) -> None:
         self.indptr, self.indices, self.colors = graph.indptr, graph.indices, colors
 
     def compact(self) -> int | None:
+        """Relabel the colors to 0..k-1 keeping their order; k, or None if any is uncolored."""
         if self.colors.size and self.colors.min() < 0:
             return None
         return _compact(self.colors) if self.colors.size else 0
@@ -141,9 +129,11 @@ class _HostSteps:
         return int(self.colors.max())
 
     def heuristic1(self, hic: int) -> bool:
+        """One round of Heuristic 1; whether it recolored the hic vertices."""
         return _heuristic1(self.indptr, self.indices, self.colors, hic)
 
     def heuristic2(self, hic: int) -> int:
+        """One round of Heuristic 2; how many hic vertices it recolored."""
         return _heuristic2(self.indptr, self.indices, self.colors, hic)
 
 

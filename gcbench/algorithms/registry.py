@@ -211,6 +211,16 @@ class AlgorithmSpec:
         return out
 
 
+def runs(bind: Callable[..., Callable[[], Coloring]]) -> RunFn:
+    """The ``run`` of a spec whose ``bind`` returns its timed call: the call, made at once."""
+
+    def run(handle: Any, **kwargs: Any) -> Coloring:
+        return bind(handle, **kwargs)()
+
+    run.__doc__, run.__name__ = bind.__doc__, bind.__name__.removeprefix("bind_")
+    return run
+
+
 _REGISTRY: dict[str, dict[str, dict[str, AlgorithmSpec]]] = {}  # name -> problem -> backend
 
 

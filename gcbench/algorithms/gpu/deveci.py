@@ -29,7 +29,7 @@ import numpy as np
 from gcbench.algorithms.gpu import loops, runtime, slots
 from gcbench.algorithms.gpu.slots import SYNC_GRAPH as SYNC
 from gcbench.algorithms.gpu.slots import Slots
-from gcbench.algorithms.registry import UNCOLORED, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.registry import UNCOLORED, AlgorithmSpec, Coloring, Param, register, runs
 from gcbench.algorithms.rounds import GRAPH
 from gcbench.errors import SpecError
 
@@ -193,7 +193,7 @@ def bind_vb_bit(
     return _vertex_based(dg, block_size, "vb-bit", bitmap=True, scan=conflicts == "scan", sync=sync)
 
 
-vb, vb_bit = loops.runs(bind_vb), loops.runs(bind_vb_bit)
+vb, vb_bit = runs(bind_vb), runs(bind_vb_bit)
 
 
 # -------------------------------------------------------------------------------- edge-based
@@ -487,8 +487,8 @@ def bind_eb_er(
     )
 
 
-eb, eb_cs = loops.runs(bind_eb), loops.runs(bind_eb_cs)
-eb_tent, eb_er = loops.runs(bind_eb_tent), loops.runs(bind_eb_er)
+eb, eb_cs = runs(bind_eb), runs(bind_eb_cs)
+eb_tent, eb_er = runs(bind_eb_tent), runs(bind_eb_er)
 
 
 # -------------------------------------------------------------------------------- registry
@@ -512,7 +512,7 @@ def _register(
             name=name,
             backend="gpu",
             family=f"{_FAMILY} {section}",
-            run=loops.runs(bind),
+            run=runs(bind),
             bind=bind,
             params=params,
             deterministic=False,  # speculative: which of two racing writes lands varies

@@ -31,7 +31,15 @@ import numpy as np
 
 from gcbench.algorithms.gpu import loops, runtime
 from gcbench.algorithms.gpu.slots import SYNC_GRAPH as SYNC
-from gcbench.algorithms.registry import UNCOLORED, WARP, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.registry import (
+    UNCOLORED,
+    WARP,
+    AlgorithmSpec,
+    Coloring,
+    Param,
+    register,
+    runs,
+)
 from gcbench.algorithms.rounds import GRAPH
 from gcbench.errors import RoundCapError
 
@@ -336,7 +344,7 @@ def _graph_call(dg: runtime.DeviceGraph, buckets: str, block_size: int) -> Calla
     return call
 
 
-run = loops.runs(bind)
+run = runs(bind)
 
 
 spec = register(

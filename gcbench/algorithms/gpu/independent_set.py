@@ -21,7 +21,15 @@ import numpy as np
 from gcbench.algorithms.gpu import loops, runtime, slots
 from gcbench.algorithms.gpu.slots import SYNC_GRAPH as SYNC
 from gcbench.algorithms.gpu.slots import Slots
-from gcbench.algorithms.registry import UNCOLORED, WARP, AlgorithmSpec, Coloring, Param, register
+from gcbench.algorithms.registry import (
+    UNCOLORED,
+    WARP,
+    AlgorithmSpec,
+    Coloring,
+    Param,
+    register,
+    runs,
+)
 from gcbench.algorithms.rounds import GRAPH
 
 FAMILY = "independent_set"
@@ -251,7 +259,7 @@ def _algorithm(
         return _bound(dg, plan_of(**params), block_size, sync)
 
     bind.__doc__, bind.__name__ = plan_of.__doc__, f"bind{plan_of.__name__}"
-    return loops.runs(bind), bind
+    return runs(bind), bind
 
 
 def _jpl(*, seed: int = 0) -> Plan:

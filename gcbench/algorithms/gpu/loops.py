@@ -201,16 +201,6 @@ def cached(handle: Any, key: Hashable, build: Callable[[], Any]) -> Any:
     return kept[key]
 
 
-def runs(bind: Callable[..., Callable[[], Coloring]]) -> Callable[..., Coloring]:
-    """The ``run`` of a spec whose ``bind`` returns its timed call: the call, made at once."""
-
-    def run(handle: Any, **kwargs: Any) -> Coloring:
-        return bind(handle, **kwargs)()
-
-    run.__doc__, run.__name__ = bind.__doc__, bind.__name__.removeprefix("bind_")
-    return run
-
-
 def launcher(
     colors: Any,
     rounds: DeviceRounds,

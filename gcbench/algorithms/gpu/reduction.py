@@ -8,9 +8,11 @@ Heuristic 2 listed and moved, the new highest color) are taken on the device, in
 array :class:`State` names, so the rounds need no read: a CUDA graph's WHILE node repeats them
 (``sync=graph`` of the round-based families; docs/decisions.md, "Rounds without the host"). A
 reduction then makes two blocking reads, whatever its rounds: the colors' range before, the
-state after. Where conditional graph nodes cannot run (:func:`loops.unsupported`), or when the
-hic vertices outnumber the room kept for them, the host launches the same rounds and reads the
-state after each, the papers' protocol.
+state after (three where a color id is beyond n). Where conditional graph nodes cannot run
+(:func:`loops.unsupported`), under an algorithm's ``sync=round``, and after the hic vertices
+outnumbered the room kept for them, the host launches the same rounds and reads the state
+after each, the papers' protocol. The workspace and each mode's graph are built by the first
+reduction on a device graph (a warm-up's, in a run).
 """
 
 from __future__ import annotations
@@ -88,13 +90,13 @@ def reduce_on_device(
     :mod:`gcbench.algorithms.gpu.recolor`) and the report (None when ``colors`` is
     incomplete: the copy is then unchanged)."""
     reduction.check_mode(mode)
-    if mode == "ig":
-        reduced, passes = recolor_on_device(dgraph, colors)
-        return reduced, reduction.from_passes(passes)
     if sync is None:
         sync = "graph" if loops.unsupported() is None else "round"
     if sync not in SYNCS:
         raise ValueError(f"sync={sync} is not one of {'|'.join(SYNCS)}")
+    if mode == "ig":
+        reduced, passes = recolor_on_device(dgraph, colors)
+        return reduced, reduction.from_passes(passes)
     cp = runtime.cupy()
     if dgraph.n == 0:
         return cp.array(colors, dtype=cp.int32, copy=True), reduction.ReductionReport(0, 0, 0)
@@ -134,7 +136,7 @@ class Workspace:
         blocks = runtime.grid_for(n, LIST_BLOCK)
         words = self.rows * ((self.rows + 31) // 32)
         runtime.require_device(
-            n * 14 + (n + 1) + 4 * (words + blocks) + self._per_room(self.room),
+            n * 13 + (n + 1) + 4 * (words + blocks) + self._per_room(self.room),
             "the color reduction's buffers",
         )
         self.colors = cp.empty(n, dtype=cp.int32)
@@ -181,7 +183,8 @@ class Workspace:
 
     def load(self, colors: Any) -> int | None:
         """Copy ``colors`` in, relabelled to 0..k-1 in their order where some color is unused;
-        k, or None when a vertex is uncolored (one blocking read)."""
+        k, or None when a vertex is uncolored (one blocking read; one more, CuPy's ``unique``,
+        where a color id is beyond n)."""
         cp, n = runtime.cupy(), self.g.n
         cp.copyto(self.colors, colors)
         self.used.fill(0)
