@@ -196,6 +196,13 @@ def conditions_line(rows: list[dict]) -> str:
     return ", ".join(parts) or "not recorded"
 
 
+def known_median(values: list[Any], digits: str = ".3g") -> str:
+    """The median of the values that are not None ("—" if none: a call that waits uncounted
+    leaves ``host_syncs`` and ``device_ms`` empty)."""
+    known = [v for v in values if v is not None]
+    return f"{statistics.median(known):{digits}}" if known else "—"
+
+
 def cell(values: list[float], digits: str = ".3f") -> str:
     """The median of ``values`` with its 95 % interval (order statistics) where there is one."""
     ci = median_ci(values)

@@ -16,7 +16,6 @@ and the mode's time over ``none`` with its interval. Run it with another tree's 
 from __future__ import annotations
 
 import argparse
-import statistics
 
 from _common import (
     ISSUE_31_GRAPHS,
@@ -26,6 +25,7 @@ from _common import (
     gpu_meter,
     header,
     interleaved,
+    known_median,
 )
 
 from gcbench import algorithms
@@ -35,11 +35,6 @@ from gcbench.stats import ratio_ci
 
 # The issue-31 command's five graphs, then smaller ones where a read is a larger share.
 GRAPHS = (*ISSUE_31_GRAPHS, "gen:road?scale=15", "gen:grid2d?side=300", "gen:delaunay?scale=16")
-
-
-def _median(values: list) -> str:
-    known = [v for v in values if v is not None]
-    return f"{statistics.median(known):.3g}" if known else "—"
 
 
 def summary(graph: str, name: str, mode: str, done: dict) -> str:
@@ -52,10 +47,10 @@ def summary(graph: str, name: str, mode: str, done: dict) -> str:
         mode,
         colors,
         cell([r.time_ms for r in mine]),
-        _median([t["reduce_ms"][0] for t in trace if "reduce_ms" in t]),
-        _median([r.coloring.device_ms for r in mine]),
-        _median([r.coloring.host_syncs for r in mine]),
-        _median([t["reduce_rounds"][0] for t in trace if "reduce_rounds" in t]),
+        known_median([t["reduce_ms"][0] for t in trace if "reduce_ms" in t]),
+        known_median([r.coloring.device_ms for r in mine]),
+        known_median([r.coloring.host_syncs for r in mine]),
+        known_median([t["reduce_rounds"][0] for t in trace if "reduce_rounds" in t]),
     ]
     if mode != "none":
         ratio = ratio_ci([r.time_ms for r in base], [r.time_ms for r in mine])

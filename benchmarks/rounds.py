@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import statistics
 
 from _common import (
     ISSUE_31_GRAPHS,
@@ -28,6 +27,7 @@ from _common import (
     gpu_meter,
     header,
     interleaved,
+    known_median,
 )
 
 from gcbench import algorithms
@@ -92,9 +92,9 @@ def summary(graph: str, name: str, rows: dict[str, list[dict]], modes: list[str]
     cells = [graph, name, str(rows[next(iter(rows))][-1]["iterations"])]
     for mine in rows.values():
         times = [r["time_ms"] for r in mine]
-        device = statistics.median(r["device_ms"] for r in mine)
-        syncs = statistics.median(r["host_syncs"] for r in mine)
-        cells += [cell(times), f"{device:.3f}", f"{syncs:g}"]
+        device = known_median([r["device_ms"] for r in mine], ".3f")
+        syncs = known_median([r["host_syncs"] for r in mine], "g")
+        cells += [cell(times), device, syncs]
     first, *others = modes
     for other in others:
         ratio = ratio_ci([r["time_ms"] for r in rows[other]],
