@@ -108,6 +108,15 @@ def _host_pattern(handle: Any) -> Pattern:
     return handle if isinstance(handle, Pattern) else handle.host
 
 
+def _spec_for(pick: Pick, backend: str, reduce: str) -> tuple[str, AlgorithmSpec, Any]:
+    """Where ``pick`` runs in a ``backend`` run (the serial greedy always on the host), its spec
+    and resolved parameters. The distance-2 algorithms are one spec for all three problems,
+    so pd2's stands for each."""
+    on = "cpu" if pick is SERIAL else backend
+    spec, params = chosen_spec(pick, on, reduce, problem="pd2")
+    return on, spec, params
+
+
 def _binder(backend: str) -> Callable[..., Callable[[], Coloring]]:
     def bind(handle: Any, *, reduce: str = "none", block_size: int = 0) -> Callable[[], Coloring]:
         """Features and choice now, the chosen algorithm bound as the runner binds it (on its
@@ -117,8 +126,7 @@ def _binder(backend: str) -> Callable[..., Callable[[], Coloring]]:
 
         pattern = _host_pattern(handle)
         pick = choose(net_features(pattern), backend)
-        on = "cpu" if pick is SERIAL else backend
-        spec, params = chosen_spec(pick, on, reduce, problem="pd2")
+        on, spec, params = _spec_for(pick, backend, reduce)
         chosen = bind_chosen(spec, pattern if on == "cpu" else handle, None, dict(params))
         record = recorded(None, reduce, pick, params)
         release = _release() if on != backend else None
@@ -150,11 +158,10 @@ def _setup(backend: str) -> Callable[[Any], None]:
         from gcbench.algorithms.execute import prime
 
         for pick in {SERIAL, JP, NB, VB} if backend == "gpu" else {SERIAL}:
-            on = "cpu" if pick is SERIAL else backend
-            spec, params = chosen_spec(pick, on, "none", problem="pd2")
+            _, spec, params = _spec_for(pick, backend, "none")
             prime(spec, None, dict(params))
         pick = choose(net_features(_host_pattern(handle)), backend)
-        spec, _ = chosen_spec(pick, "cpu" if pick is SERIAL else backend, "none", problem="pd2")
+        _, spec, _ = _spec_for(pick, backend, "none")
         if spec.setup is not None and pick is not SERIAL:
             spec.setup(handle)
 
